@@ -1,0 +1,110 @@
+"""The pipeline: text → document → markdown layer → checks → findings, token report and grade.
+
+:func:`analyze` is computed once per document version by the adapters (LSP and CLI), which
+then only format its result.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from dataclasses import dataclass, field, replace
+
+from unveil.core import cost, grade as grading, kinds, markdown, tokens
+from unveil.core.checks import Context, all_checks
+from unveil.core.config import DEFAULT_SETTINGS, Settings
+from unveil.core.document import Document
+from unveil.core.findings import Finding, Severity
+from unveil.core.rules import RuleSet, bundled_rules
+
+log = logging.getLogger(__name__)
+
+INTERNAL_RULE = "UNV001"
+
+
+@dataclass
+class Analysis:
+    """Everything the adapters show for one version of one document.
+
+    ``findings`` are sorted by position; ``tokens`` is ``None`` while the tokenizer is still
+    loading (the LSP layer fills it in later with :func:`with_tokens`).
+    """
+
+    doc: Document
+    path: str | None
+    kind: str
+    markdown: markdown.MarkdownLayer
+    findings: list[Finding]
+    settings: Settings
+    tokens: cost.TokenReport | None = None
+    grade: str = "A"
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return self.doc.text
+
+
+def _apply_metadata(found: list[Finding], rules: RuleSet, settings: Settings) -> list[Finding]:
+    out = []
+    for f in found:
+        rule = rules.get(f.rule)
+        category = rule.category if rule else f.category
+        if not settings.rule_enabled(f.rule, category):
+            continue
+        sev = settings.severity_for(f.rule, category, f.severity)
+        if sev != f.severity or category != f.category:
+            f = replace(f, severity=sev, category=category)
+        out.append(f)
+    out.sort(key=lambda f: (f.start, f.end, f.rule))
+    return out
+
+
+def analyze(
+    text: str,
+    path: str | None = None,
+    settings: Settings = DEFAULT_SETTINGS,
+    *,
+    rules: RuleSet | None = None,
+    count_tokens: bool = True,
+) -> Analysis:
+    """Analyse ``text`` (the file at ``path``, if known; it selects the file kind).
+
+    ``count_tokens=False`` skips the token report when the tokenizer is not loaded yet instead
+    of waiting for it. Never raises for any input text: a failing check is logged and reported
+    as an ``UNV001`` error finding so nothing is left unscanned silently.
+    """
+    doc = Document(text)
+    md = markdown.parse(doc)
+    kind = kinds.detect_kind(path, None)
+    ctx = Context(doc=doc, markdown=md, kind=kind, settings=settings, path=path)
+    found: list[Finding] = []
+    for check in all_checks():
+        try:
+            found.extend(check(ctx))
+        except Exception as exc:  # noqa: BLE001 - isolation is the point
+            log.error("check %s failed on %s: %s\n%s", check.__module__, path, exc, traceback.format_exc())
+            found.append(
+                Finding(
+                    INTERNAL_RULE,
+                    Severity.ERROR,
+                    0,
+                    0,
+                    f"unveil's {check.__module__.rsplit('.', 1)[-1]} check failed ({type(exc).__name__}: {exc}); "
+                    "this file was not fully scanned",
+                    category="internal",
+                )
+            )
+    findings = _apply_metadata(found, rules or bundled_rules(), settings)
+    result = Analysis(doc=doc, path=path, kind=kind, markdown=md, findings=findings, settings=settings)
+    result.grade = grading.grade(findings)
+    if count_tokens or tokens.ready():
+        result = with_tokens(result)
+    return result
+
+
+def with_tokens(result: Analysis) -> Analysis:
+    """Fill in the token report (waits for the tokenizer if it is still loading)."""
+    ctx = Context(doc=result.doc, markdown=result.markdown, kind=result.kind, settings=result.settings, path=result.path)
+    result.tokens = cost.token_report(ctx)
+    return result

@@ -1,0 +1,33 @@
+"""The checks: functions from a :class:`Context` to findings.
+
+Each check module exposes ``check(ctx) -> Iterable[Finding]`` and emits only rule ids that
+``rules/*.toml`` documents with ``check = "<module name>"``. :func:`unveil.core.analyze.analyze`
+runs them all, then applies rule metadata (enabled rules, severity overrides).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from unveil.core.config import Settings
+from unveil.core.document import Document
+from unveil.core.markdown import MarkdownLayer
+
+
+@dataclass
+class Context:
+    """What a check sees: the document, its markdown layer, its file kind id and the settings.
+    ``path`` is the file's path or ``None`` (untitled buffers)."""
+
+    doc: Document
+    markdown: MarkdownLayer
+    kind: str
+    settings: Settings
+    path: str | None = None
+
+
+def all_checks():
+    """The check functions in a fixed order, imported lazily."""
+    from unveil.core.checks import unicode, markup
+
+    return [unicode.check, markup.check]

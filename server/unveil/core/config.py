@@ -1,0 +1,134 @@
+"""Settings shared by the CLI and the language server, merged in layers.
+
+Layers, lowest first: built-in defaults < ``initializationOptions`` < ``workspace/configuration``
+(section ``unveil``) — or, on the command line, defaults < flags. Keys are camelCase as editors
+send them; unknown keys are ignored and reported through :attr:`Settings.problems` rather than
+raised, so a typo in an editor setting never breaks analysis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from unveil.core.findings import Severity
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Effective settings.
+
+    * ``select`` — rule ids or categories to enable (empty: all); ``ignore`` — ids or categories
+      to disable (wins over ``select``).
+    * ``severity`` — rule id or category → severity override.
+    * ``prices`` — model → USD per million input tokens, overriding or adding to the bundled
+      table; ``prices_file`` — a TOML file in the bundled table's format that replaces entries.
+    * ``models`` — models shown in hover and the CLI, by id or display name (empty: defaults).
+    * ``inlay_hints`` — emit token inlay hints; ``debounce_ms`` — extra delay before analysing
+      (0: latest-wins without a fixed delay).
+    """
+
+    select: frozenset[str] = frozenset()
+    ignore: frozenset[str] = frozenset()
+    severity: Mapping[str, Severity] = field(default_factory=dict)
+    prices: Mapping[str, float] = field(default_factory=dict)
+    prices_file: str | None = None
+    models: tuple[str, ...] = ()
+    inlay_hints: bool = True
+    debounce_ms: int = 0
+    problems: tuple[str, ...] = ()
+
+    def rule_enabled(self, rule_id: str, category: str) -> bool:
+        """Whether a rule runs: not ignored (by id or category) and, when ``select`` is set,
+        selected by id or category."""
+        if rule_id in self.ignore or category in self.ignore:
+            return False
+        if self.select and rule_id not in self.select and category not in self.select:
+            return False
+        return True
+
+    def severity_for(self, rule_id: str, category: str, default: Severity) -> Severity:
+        """Overridden severity for a rule (id beats category), else ``default``."""
+        if rule_id in self.severity:
+            return self.severity[rule_id]
+        if category in self.severity:
+            return self.severity[category]
+        return default
+
+    def merged(self, data: Mapping[str, Any] | None) -> "Settings":
+        """Return new settings with the camelCase mapping ``data`` laid over these.
+
+        ``data`` may be the ``unveil`` section itself or a mapping that contains it under the
+        key ``"unveil"``. ``None`` or a non-mapping leaves the settings unchanged (a client that
+        answers ``workspace/configuration`` with null must not reset earlier layers).
+        """
+        if not isinstance(data, Mapping):
+            return self
+        if isinstance(data.get("unveil"), Mapping):
+            data = data["unveil"]
+        problems = list(self.problems)
+        changes: dict[str, Any] = {}
+
+        def strings(key: str) -> frozenset[str] | None:
+            value = data.get(key)
+            if value is None:
+                return None
+            if isinstance(value, str):
+                value = [v for v in value.replace(",", " ").split() if v]
+            if not isinstance(value, (list, tuple)):
+                problems.append(f"setting {key!r} must be a list of rule ids or categories")
+                return None
+            return frozenset(str(v) for v in value)
+
+        for key, attr in (("select", "select"), ("ignore", "ignore")):
+            value = strings(key)
+            if value is not None:
+                changes[attr] = value
+        if "severity" in data:
+            sev = dict(self.severity)
+            raw = data.get("severity") or {}
+            if isinstance(raw, Mapping):
+                for rule, level in raw.items():
+                    try:
+                        sev[str(rule)] = Severity.parse(level)
+                    except ValueError as exc:
+                        problems.append(f"setting severity.{rule}: {exc}")
+            else:
+                problems.append("setting 'severity' must map rule ids or categories to severities")
+            changes["severity"] = sev
+        if "prices" in data:
+            raw = data.get("prices")
+            if isinstance(raw, str):
+                changes["prices_file"] = raw
+            elif isinstance(raw, Mapping):
+                prices = dict(self.prices)
+                for model, price in raw.items():
+                    try:
+                        prices[str(model)] = float(price)
+                    except (TypeError, ValueError):
+                        problems.append(f"setting prices.{model}: {price!r} is not a number")
+                changes["prices"] = prices
+            elif raw is not None:
+                problems.append("setting 'prices' must be a table of model → USD per million tokens or a file path")
+        if "pricesFile" in data and isinstance(data.get("pricesFile"), str):
+            changes["prices_file"] = data["pricesFile"] or None
+        if "models" in data:
+            value = data.get("models")
+            if isinstance(value, str):
+                value = [v.strip() for v in value.split(",") if v.strip()]
+            if isinstance(value, (list, tuple)):
+                changes["models"] = tuple(str(v) for v in value)
+            elif value is not None:
+                problems.append("setting 'models' must be a list of model names")
+        if "inlayHints" in data and data["inlayHints"] is not None:
+            changes["inlay_hints"] = bool(data["inlayHints"])
+        if "debounceMs" in data and data["debounceMs"] is not None:
+            try:
+                changes["debounce_ms"] = max(0, int(data["debounceMs"]))
+            except (TypeError, ValueError):
+                problems.append("setting 'debounceMs' must be a number of milliseconds")
+        changes["problems"] = tuple(problems)
+        return replace(self, **changes)
+
+
+DEFAULT_SETTINGS = Settings()

@@ -1,0 +1,158 @@
+"""The document model: text, LSP line index and position-encoding conversion.
+
+Lines split only on ``\\n``, ``\\r\\n`` and ``\\r`` (LSP 3.17, "Text Documents": "To ensure that
+both client and server split the string into the same line representation the protocol
+specifies the following end-of-line sequences: '\\n', '\\r\\n' and '\\r'"). U+2028, U+2029,
+U+0085, ``\\f`` and ``\\v`` are ordinary characters inside a line.
+
+Offsets are code-point indexes into :attr:`Document.text`. Columns handed to or received from a
+client are counted in the negotiated position encoding: ``"utf-16"`` (the LSP default; astral
+characters take two units), ``"utf-8"`` (bytes) or ``"utf-32"`` (code points).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+ENCODINGS = ("utf-8", "utf-16", "utf-32")
+
+
+def split_lsp_lines(text: str) -> list[str]:
+    """Split ``text`` into lines the way LSP does, keeping line endings.
+
+    Returns a list of strings whose concatenation is ``text``. A trailing line break does not
+    start an extra (empty) element, matching ``str.splitlines(True)`` on ordinary text.
+    """
+    parts: list[str] = []
+    pos = 0
+    for m in _LINE_BREAK.finditer(text):
+        parts.append(text[pos : m.end()])
+        pos = m.end()
+    if pos < len(text):
+        parts.append(text[pos:])
+    return parts
+
+
+def units(s: str, encoding: str) -> int:
+    """Length of ``s`` in ``encoding`` units: bytes (utf-8), UTF-16 code units or code points.
+
+    Raises ``ValueError`` for an unknown encoding. Lone surrogates (from undecodable input
+    kept with ``surrogateescape``) count as one unit in every encoding.
+    """
+    if encoding == "utf-32":
+        return len(s)
+    if encoding == "utf-16":
+        if s.isascii():
+            return len(s)
+        return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
+    if encoding == "utf-8":
+        if s.isascii():
+            return len(s)
+        return len(s.encode("utf-8", "surrogatepass"))
+    raise ValueError(f"unknown position encoding {encoding!r}; expected one of {ENCODINGS}")
+
+
+@dataclass(frozen=True)
+class Position:
+    """A 0-based line and a column in some unit (see the function that returned it)."""
+
+    line: int
+    character: int
+
+
+class Document:
+    """Immutable text with an LSP line index.
+
+    ``line_starts[i]`` is the code-point offset where line ``i`` begins. There is always at
+    least one line (an empty document has one empty line, as in LSP).
+    """
+
+    __slots__ = ("text", "line_starts", "_line_ends")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = [0]
+        ends = []
+        for m in _LINE_BREAK.finditer(text):
+            ends.append(m.start())
+            starts.append(m.end())
+        ends.append(len(text))
+        self.line_starts = starts
+        self._line_ends = ends  # offset of the line's content end (before its line break)
+
+    # -- lines -------------------------------------------------------------------------
+    @property
+    def line_count(self) -> int:
+        """Number of lines; a final line break opens a last, empty line (LSP semantics)."""
+        return len(self.line_starts)
+
+    def line_text(self, line: int) -> str:
+        """Content of ``line`` without its line break. Raises ``IndexError`` past the end."""
+        return self.text[self.line_starts[line] : self._line_ends[line]]
+
+    def line_span(self, line: int) -> tuple[int, int]:
+        """``(start, end)`` code-point offsets of ``line``'s content, line break excluded."""
+        return self.line_starts[line], self._line_ends[line]
+
+    def line_of(self, offset: int) -> int:
+        """0-based line containing code-point ``offset`` (clamped to the document)."""
+        offset = max(0, min(offset, len(self.text)))
+        return bisect.bisect_right(self.line_starts, offset) - 1
+
+    # -- code points -------------------------------------------------------------------
+    def position(self, offset: int) -> Position:
+        """Line and code-point column of ``offset``. An offset inside a ``\\r\\n`` pair or
+        past the line content maps to the end of the line's content."""
+        line = self.line_of(offset)
+        start, end = self.line_starts[line], self._line_ends[line]
+        return Position(line, min(offset, end) - start)
+
+    def offset(self, line: int, column: int) -> int:
+        """Code-point offset of (line, code-point column), clamped to the line's content.
+        A line past the end maps to the end of the text."""
+        if line < 0:
+            return 0
+        if line >= len(self.line_starts):
+            return len(self.text)
+        start, end = self.line_starts[line], self._line_ends[line]
+        return min(start + max(column, 0), end)
+
+    # -- client units --------------------------------------------------------------------
+    def to_client(self, offset: int, encoding: str = "utf-16") -> Position:
+        """Position of code-point ``offset`` with the column counted in ``encoding`` units."""
+        pos = self.position(offset)
+        if encoding == "utf-32":
+            return pos
+        start = self.line_starts[pos.line]
+        return Position(pos.line, units(self.text[start : start + pos.character], encoding))
+
+    def from_client(self, line: int, character: int, encoding: str = "utf-16") -> int:
+        """Code-point offset of a client position (column in ``encoding`` units).
+
+        A column inside a surrogate pair or a multi-byte sequence rounds down to the start of
+        that character; a column past the line content clamps to the line end (LSP 3.17:
+        "If the character value is greater than the line length it defaults back to the line
+        length").
+        """
+        if line < 0:
+            return 0
+        if line >= len(self.line_starts):
+            return len(self.text)
+        start, end = self.line_starts[line], self._line_ends[line]
+        if encoding == "utf-32":
+            return min(start + max(character, 0), end)
+        count = 0
+        for i in range(start, end):
+            w = units(self.text[i], encoding)
+            if count + w > character:
+                return i
+            count += w
+        return end
+
+    def client_range(self, start: int, end: int, encoding: str = "utf-16") -> tuple[Position, Position]:
+        """``(start, end)`` client positions for a code-point range."""
+        return self.to_client(start, encoding), self.to_client(end, encoding)

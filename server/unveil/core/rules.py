@@ -1,0 +1,188 @@
+"""Rule metadata loaded from the TOML files in ``rules/`` (shipped in the wheel as ``unveil/rules``).
+
+One file per category. Every rule has a stable id, a short name, a category, a default severity,
+the check that implements it, documentation and examples (``bad`` snippets that must fire at a
+given line, ``good`` snippets that must not). The test suite runs every rule's examples.
+
+File shape (TOML, see ``rules/hidden-content.toml``)::
+
+    category = "hidden-content"
+    [[rule]]
+    id = "HID001"
+    name = "unicode-tag-characters"
+    severity = "error"
+    check = "unicode"            # module in unveil.core.checks that emits this id
+    summary = "one line"
+    description = "markdown"
+    references = ["https://..."]
+    [[rule.bad]]
+    text = "..."                 # TOML escapes (\\u200B, \\U000E0041) keep the file readable
+    line = 1                     # 1-based line where the finding must start
+    [[rule.good]]
+    text = "..."
+
+A broken file does not stop the others: :func:`load_rules` collects a readable error naming the
+file (and the rule) in :attr:`RuleSet.errors`.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable
+
+from unveil.core.findings import Severity
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+@dataclass(frozen=True)
+class Example:
+    """A snippet run by the test suite; ``line`` is 1-based (``None`` for good examples).
+    ``path`` is the file name the snippet is analysed as (it selects the file kind)."""
+
+    text: str
+    line: int | None = None
+    path: str = "example.md"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule's metadata. ``raw`` keeps every key of the TOML table for rule kinds that need
+    more (patterns, contexts)."""
+
+    id: str
+    name: str
+    category: str
+    severity: Severity
+    summary: str
+    description: str = ""
+    check: str = ""
+    references: tuple[str, ...] = ()
+    bad: tuple[Example, ...] = ()
+    good: tuple[Example, ...] = ()
+    source: str = ""
+    raw: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def doc_url(self) -> str:
+        """Link to this rule's documentation page (used as LSP ``codeDescription.href``)."""
+        return f"https://github.com/unveil-lsp/unveil/blob/main/docs/rules.md#{self.id.lower()}"
+
+
+@dataclass
+class RuleSet:
+    """All loaded rules by id, plus the problems met while loading (one readable line each)."""
+
+    rules: dict[str, Rule] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+    def get(self, rule_id: str) -> Rule | None:
+        return self.rules.get(rule_id)
+
+    def __iter__(self):
+        return iter(sorted(self.rules.values(), key=lambda r: r.id))
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+
+def bundled_rules_dir() -> Path:
+    """The ``rules/`` folder: ``unveil/rules`` inside an installed wheel, else the source tree's
+    top-level ``rules/`` (editable installs and running from a checkout)."""
+    here = Path(__file__).resolve().parent.parent
+    installed = here / "rules"
+    if installed.is_dir():
+        return installed
+    return here.parent.parent / "rules"
+
+
+def _examples(items: Any, where: str, need_line: bool) -> tuple[Example, ...]:
+    out = []
+    for i, item in enumerate(items or []):
+        if isinstance(item, str):
+            item = {"text": item}
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+            raise ValueError(f"{where}[{i}] must be a table with a string 'text'")
+        line = item.get("line")
+        if need_line and not isinstance(line, int):
+            raise ValueError(f"{where}[{i}] needs an integer 'line' (1-based) where the rule fires")
+        out.append(Example(item["text"], line if need_line else None, str(item.get("path", "example.md"))))
+    return tuple(out)
+
+
+def parse_rule(table: dict, category: str, source: str) -> Rule:
+    """Build a :class:`Rule` from one ``[[rule]]`` table. Raises ``ValueError`` with the field
+    that is wrong."""
+    rid = table.get("id")
+    if not isinstance(rid, str) or not rid:
+        raise ValueError("a rule has no 'id'")
+    for key in ("name", "summary"):
+        if not isinstance(table.get(key), str):
+            raise ValueError(f"rule {rid}: missing string '{key}'")
+    try:
+        severity = Severity.parse(table.get("severity", "warning"))
+    except ValueError as exc:
+        raise ValueError(f"rule {rid}: {exc}") from None
+    return Rule(
+        id=rid,
+        name=table["name"],
+        category=str(table.get("category", category)),
+        severity=severity,
+        summary=table["summary"],
+        description=str(table.get("description", "")),
+        check=str(table.get("check", "")),
+        references=tuple(str(r) for r in table.get("references", ())),
+        bad=_examples(table.get("bad"), f"rule {rid}: bad", True),
+        good=_examples(table.get("good"), f"rule {rid}: good", False),
+        source=source,
+        raw=table,
+    )
+
+
+def load_rule_files(paths: Iterable[Path], into: RuleSet | None = None) -> RuleSet:
+    """Load rule files (or every ``*.toml`` in a folder) into a :class:`RuleSet`.
+
+    Never raises for bad content: each unreadable file, TOML syntax error, bad rule or duplicate
+    id becomes one line in ``errors`` naming the file and rule; the other rules still load.
+    """
+    rs = into or RuleSet()
+    files: list[Path] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            files.extend(sorted(p.glob("*.toml")))
+        else:
+            files.append(p)
+    for f in files:
+        try:
+            data = tomllib.loads(f.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            rs.errors.append(f"{f}: cannot read rule file: {exc}")
+            continue
+        except tomllib.TOMLDecodeError as exc:
+            rs.errors.append(f"{f}: invalid TOML: {exc}")
+            continue
+        category = str(data.get("category", f.stem))
+        for table in data.get("rule", []):
+            try:
+                rule = parse_rule(table, category, str(f))
+            except ValueError as exc:
+                rs.errors.append(f"{f}: {exc}")
+                continue
+            if rule.id in rs.rules:
+                rs.errors.append(f"{f}: rule {rule.id}: duplicate id (first defined in {rs.rules[rule.id].source})")
+                continue
+            rs.rules[rule.id] = rule
+    return rs
+
+
+@lru_cache(maxsize=1)
+def bundled_rules() -> RuleSet:
+    """The rules shipped with unveil (cached; the files are read once per process)."""
+    return load_rule_files([bundled_rules_dir()])
