@@ -1,15 +1,594 @@
-"""Command line (STUB — owned by the CLI work): ``unveil serve|check|cost``."""
+"""The ``unveil`` command (also ``python -m unveil``).
+
+Commands::
+
+    unveil serve [--stdio]                 language server over stdio (unveil.lsp.server.run)
+    unveil check PATH... [options]         scan files and folders; text, JSON or SARIF 2.1.0
+    unveil cost PATH... [options]          tokens per session / once invoked and price per model
+    unveil rules [--format text|json]      the bundled rules
+    unveil explain RULE                    one rule's documentation and examples
+    unveil --version
+
+Exit status of ``check``: 0 when no finding is at or above ``--fail-on`` (default ``error``),
+1 when one is, 2 on a usage error or when a path could not be read (the other paths are still
+scanned and reported). ``cost``, ``rules`` and ``explain`` exit 0, or 2 on usage and I/O errors.
+
+Files are read as bytes and decoded as strict UTF-8; a file with invalid UTF-8 is decoded with
+``surrogateescape`` so no byte is lost (each bad byte becomes one code point U+DC80..U+DCFF,
+which the Unicode check reports). Folders are walked recursively for every file
+:func:`unveil.core.kinds.is_agent_file` recognises, skipping ``.git``, ``node_modules``,
+``.venv`` and other tool caches.
+"""
 
 from __future__ import annotations
 
+import argparse
+import logging
+import os
 import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from unveil import __version__
+from unveil.core.config import DEFAULT_SETTINGS, Settings
+from unveil.core.findings import Severity
+from unveil.reporters.common import FileResult, kind_label, printable
+
+log = logging.getLogger("unveil.cli")
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+
+#: Folders never descended into when scanning a folder (version control, dependencies, caches).
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache",
+     ".pytest_cache", ".ruff_cache"}
+)
+
+#: Used only while :mod:`unveil.core.kinds` has no ``is_agent_file``: Markdown and rule files.
+_FALLBACK_NAMES = frozenset({".cursorrules", ".windsurfrules", ".clinerules"})
+_FALLBACK_SUFFIXES = (".md", ".mdc")
+
+FAIL_ON = ("error", "warning", "info", "hint", "never")
 
 
-def main(argv=None) -> int:
+# --------------------------------------------------------------------------- file discovery
+
+
+def is_agent_file(path: str | os.PathLike) -> bool:
+    """Whether a file found while walking a folder is scanned: asks
+    :func:`unveil.core.kinds.is_agent_file`, falling back to ``*.md``, ``*.mdc``,
+    ``.cursorrules``, ``.windsurfrules`` and ``.clinerules``."""
+    from unveil.core import kinds
+
+    fn = getattr(kinds, "is_agent_file", None)
+    if fn is not None:
+        try:
+            return bool(fn(str(path)))
+        except Exception:  # noqa: BLE001 - a kinds bug must not stop a scan
+            log.exception("kinds.is_agent_file failed on %s", path)
+    name = os.path.basename(str(path))
+    return name in _FALLBACK_NAMES or name.lower().endswith(_FALLBACK_SUFFIXES)
+
+
+def display_path(path: Path, cwd: Path) -> str:
+    """``path`` relative to ``cwd`` with ``/`` separators when it is inside ``cwd``, else
+    absolute."""
+    try:
+        rel = path.relative_to(cwd)
+    except ValueError:
+        return path.as_posix()
+    return rel.as_posix() or "."
+
+
+@dataclass
+class Collected:
+    """Files to scan as ``(display path, absolute path)`` in a stable order, and one message
+    per path that could not be used."""
+
+    files: list[tuple[str, Path]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def collect(paths: Sequence[str], cwd: Path | None = None) -> Collected:
+    """Expand command-line paths: files are taken as given (whatever their kind); folders are
+    walked recursively (sorted, symlinked folders not followed) for recognised agent files.
+    A path that does not exist or a folder that cannot be listed adds an error message."""
+    cwd = (cwd or Path.cwd()).resolve()
+    out = Collected()
+    seen: set[Path] = set()
+
+    def add(p: Path) -> None:
+        p = p.absolute()
+        key = p.resolve()
+        if key in seen:
+            return
+        seen.add(key)
+        out.files.append((display_path(p, cwd), p))
+
+    for raw in paths:
+        p = Path(raw)
+        if not p.is_absolute():
+            p = cwd / p
+        p = Path(os.path.normpath(p))
+        if p.is_dir():
+            def onerror(exc: OSError) -> None:
+                out.errors.append(f"{display_path(Path(exc.filename or p), cwd)}: cannot list folder: {exc.strerror or exc}")
+
+            for root, dirs, files in os.walk(p, onerror=onerror):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+                for name in sorted(files):
+                    f = Path(root) / name
+                    if is_agent_file(f):
+                        add(f)
+        elif p.exists():
+            add(p)
+        else:
+            out.errors.append(f"{raw}: no such file or folder")
+    return out
+
+
+def read_text(path: Path) -> str:
+    """The file's text: strict UTF-8, or UTF-8 with ``surrogateescape`` when it holds invalid
+    bytes (nothing is lost; the bad bytes become U+DC80..U+DCFF). Raises ``OSError``."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "surrogateescape")
+
+
+def analyze_paths(paths: Sequence[str], settings: Settings) -> tuple[list[FileResult], list[str]]:
+    """Read and analyse every file ``paths`` expand to. Returns the results and the error
+    messages (each also logged to stderr by the caller)."""
+    from unveil.core.analyze import analyze
+
+    collected = collect(paths)
+    results: list[FileResult] = []
+    errors = list(collected.errors)
+    for shown, absolute in collected.files:
+        try:
+            text = read_text(absolute)
+        except OSError as exc:
+            errors.append(f"{shown}: cannot read: {exc.strerror or exc}")
+            continue
+        try:
+            analysis = analyze(text, str(absolute), settings)
+        except Exception as exc:  # noqa: BLE001 - analyze() should never raise; be safe anyway
+            log.exception("analysis of %s failed", shown)
+            errors.append(f"{shown}: analysis failed: {type(exc).__name__}: {exc}")
+            continue
+        results.append(FileResult(shown, analysis))
+    return results, errors
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def _split(values: Iterable[str] | None) -> list[str]:
+    out: list[str] = []
+    for v in values or ():
+        out.extend(x for x in v.replace(",", " ").split() if x)
+    return out
+
+
+class UsageError(Exception):
+    """A bad command-line value (exit 2)."""
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    """Settings from ``--select``, ``--ignore``, ``--severity``, ``--models`` and
+    ``--prices-file``. Raises :class:`UsageError` for an unknown rule id or category or a bad
+    severity."""
+    from unveil.core.rules import bundled_rules
+
+    data: dict = {}
+    known = {r.id for r in bundled_rules()} | {r.category for r in bundled_rules()} | {"UNV001", "internal"}
+    known_upper = {k.upper(): k for k in known}
+
+    def norm(name: str) -> str:
+        if name in known:
+            return name
+        if name.upper() in known_upper:
+            return known_upper[name.upper()]
+        raise UsageError(f"unknown rule or category {name!r} (see `unveil rules`)")
+
+    for key in ("select", "ignore"):
+        values = _split(getattr(args, key, None))
+        if values:
+            data[key] = [norm(v) for v in values]
+    sev = {}
+    for item in _split(getattr(args, "severity", None)):
+        name, sep, level = item.partition("=")
+        if not sep:
+            raise UsageError(f"--severity expects RULE=LEVEL, got {item!r}")
+        try:
+            Severity.parse(level)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        sev[norm(name)] = level
+    if sev:
+        data["severity"] = sev
+    # model names may contain spaces ("Opus 5.5"): split on commas only
+    models = [m.strip() for v in (getattr(args, "models", None) or ()) for m in v.split(",") if m.strip()]
+    if models:
+        data["models"] = models
+    if getattr(args, "prices_file", None):
+        data["pricesFile"] = args.prices_file
+    settings = DEFAULT_SETTINGS.merged(data) if data else DEFAULT_SETTINGS
+    for problem in settings.problems:
+        raise UsageError(problem)
+    return settings
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _use_colour(choice: str, stream) -> bool:
+    if choice == "always":
+        return True
+    if choice == "never":
+        return False
+    if os.environ.get("NO_COLOR"):
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _emit(text: str, output: str | None) -> None:
+    """Write a report to ``output`` (a file, UTF-8) or stdout. Raises ``OSError``."""
+    if output:
+        with open(output, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as fh:
+            fh.write(text)
+        return
+    out = sys.stdout
+    try:
+        try:
+            out.write(text)
+        except UnicodeEncodeError:
+            buffer = getattr(out, "buffer", None)
+            if buffer is None:
+                raise
+            out.flush()
+            buffer.write(text.encode(out.encoding or "utf-8", "backslashreplace"))
+        out.flush()
+    except BrokenPipeError:  # `unveil check . | head`: the reader left; keep the exit status
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, out.fileno())  # silence the flush at interpreter exit
+        except (OSError, AttributeError, ValueError):
+            pass
+
+
+def _error(message: str) -> None:
+    print(f"unveil: {printable(message)}", file=sys.stderr)
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    try:
+        settings = settings_from_args(args)
+    except UsageError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    results, errors = analyze_paths(args.paths, settings)
+    for e in errors:
+        _error(e)
+    if args.format == "json":
+        from unveil.reporters import json as reporter
+
+        report = reporter.render(results)
+    elif args.format == "sarif":
+        from unveil.reporters import sarif as reporter
+
+        report = reporter.render(results, notifications=errors)
+    else:
+        from unveil.reporters import text as reporter
+
+        colour = False if args.output else _use_colour(args.color, sys.stdout)
+        report = reporter.render(results, colour=colour, errors=len(errors))
+    try:
+        _emit(report, args.output)
+    except OSError as exc:
+        _error(f"{args.output}: cannot write: {exc.strerror or exc}")
+        return EXIT_ERROR
+    if errors:
+        return EXIT_ERROR
+    if args.fail_on == "never":
+        return EXIT_OK
+    threshold = Severity.parse(args.fail_on)
+    failing = any(f.severity <= threshold for r in results for f in r.analysis.findings)
+    return EXIT_FINDINGS if failing else EXIT_OK
+
+
+def price_rows(report, settings: Settings):
+    """Price rows for a token report from :func:`unveil.core.cost.price_rows` and the models
+    :func:`unveil.core.prices.shown_models` selects; ``None`` if prices are unavailable."""
+    try:
+        from unveil.core import cost, prices
+
+        models = prices.shown_models(settings)
+        return list(cost.price_rows(report, models))
+    except (ImportError, AttributeError) as exc:
+        log.debug("prices unavailable: %s", exc)
+        return None
+
+
+def format_usd(value: float) -> str:
+    """USD amount as :func:`unveil.core.cost.format_usd` writes it (fallback: ``$0.0000``)."""
+    try:
+        from unveil.core.cost import format_usd as fmt
+
+        return fmt(value)
+    except (ImportError, AttributeError):
+        return f"${value:,.4f}"
+
+
+def _model_name(model) -> str:
+    for attr in ("name", "label", "id"):
+        v = getattr(model, attr, None)
+        if isinstance(v, str):
+            return v
+    return str(model)
+
+
+def _price_table(rows, indent: str = "  ") -> list[str]:
+    header = ("model", "per session", "once invoked", "per 1,000 sessions")
+    body = [
+        (_model_name(r.model), format_usd(r.usd_per_session), format_usd(r.usd_per_invoke),
+         format_usd(r.usd_per_1000_sessions))
+        for r in rows
+    ]
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(4)]
+    lines = []
+    for row in [header, *body]:
+        cells = [row[0].ljust(widths[0])] + [row[i].rjust(widths[i]) for i in range(1, 4)]
+        lines.append(indent + "  ".join(cells).rstrip())
+    return lines
+
+
+@dataclass
+class _Total:
+    model: str
+    usd_per_session: float = 0.0
+    usd_per_invoke: float = 0.0
+    usd_per_1000_sessions: float = 0.0
+
+
+def _sum_rows(all_rows: list[list]) -> list[_Total]:
+    totals: dict[str, _Total] = {}
+    for rows in all_rows:
+        for r in rows:
+            name = _model_name(r.model)
+            t = totals.setdefault(name, _Total(name))
+            t.usd_per_session += r.usd_per_session
+            t.usd_per_invoke += r.usd_per_invoke
+            t.usd_per_1000_sessions += r.usd_per_1000_sessions
+    return list(totals.values())
+
+
+def cmd_cost(args: argparse.Namespace) -> int:
+    import json
+
+    try:
+        settings = settings_from_args(args)
+    except UsageError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    results, errors = analyze_paths(args.paths, settings)
+    for e in errors:
+        _error(e)
+    files = []
+    for r in results:
+        report = r.analysis.tokens
+        rows = price_rows(report, settings) if report is not None else None
+        files.append((r, report, rows))
+    total_session = sum(rep.session for _, rep, _ in files if rep is not None)
+    total_invoke = sum(rep.invoke for _, rep, _ in files if rep is not None)
+    total_rows = _sum_rows([rows for _, _, rows in files if rows])
+    if args.format == "json":
+        def row_dict(row) -> dict:
+            return {
+                "model": _model_name(row.model),
+                "usd_per_session": row.usd_per_session,
+                "usd_per_invoke": row.usd_per_invoke,
+                "usd_per_1000_sessions": row.usd_per_1000_sessions,
+            }
+
+        data = {
+            "files": [
+                {
+                    "path": r.path,
+                    "kind": r.analysis.kind,
+                    "kind_label": kind_label(r.analysis),
+                    "tokens": {
+                        "session": rep.session if rep else None,
+                        "invoke": rep.invoke if rep else None,
+                    },
+                    "basis": rep.basis if rep else None,
+                    "sections": [
+                        {"line": s.line + 1, "level": s.level, "title": s.title, "tokens": s.tokens}
+                        for s in (rep.sections if rep else ())
+                    ],
+                    "prices": [row_dict(x) for x in rows] if rows is not None else None,
+                }
+                for r, rep, rows in files
+            ],
+            "total": {
+                "files": len(files),
+                "tokens": {"session": total_session, "invoke": total_invoke},
+                "prices": [row_dict(t) for t in total_rows],
+            },
+        }
+        from unveil.reporters.common import no_lone_surrogates
+
+        text = json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n"
+        text = no_lone_surrogates(text)
+    else:
+        lines: list[str] = []
+        for r, rep, rows in files:
+            lines.append(f"{printable(r.path)} — {printable(kind_label(r.analysis))}")
+            if rep is None:
+                lines.append("  tokens: not counted (tokenizer unavailable)")
+            else:
+                lines.append(f"  tokens every session: {rep.session:,}")
+                lines.append(f"  tokens once invoked:  {rep.invoke:,}")
+                if rep.basis:
+                    lines.append(f"  basis: {printable(rep.basis)}")
+                for note in getattr(rep, "notes", ()) or ():
+                    lines.append(f"  note: {printable(note)}")
+            if rows:
+                lines.extend(_price_table(rows))
+            elif rep is not None:
+                lines.append("  prices: not available")
+            lines.append("")
+        if len(files) > 1:
+            lines.append(
+                f"Total ({len(files):,} files): {total_session:,} tokens every session, "
+                f"{total_invoke:,} tokens once invoked"
+            )
+            if total_rows:
+                lines.extend(_price_table(total_rows))
+        elif not files:
+            lines.append("No files to measure.")
+        text = "\n".join(lines).rstrip("\n") + "\n"
+    try:
+        _emit(text, getattr(args, "output", None))
+    except OSError as exc:
+        _error(f"{args.output}: cannot write: {exc.strerror or exc}")
+        return EXIT_ERROR
+    return EXIT_ERROR if errors else EXIT_OK
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    import json
+
+    from unveil.core.rules import bundled_rules
+
+    rules = list(bundled_rules())
+    if args.format == "json":
+        data = [
+            {"id": r.id, "name": r.name, "category": r.category, "severity": r.severity.label,
+             "summary": r.summary, "url": r.doc_url}
+            for r in rules
+        ]
+        _emit(json.dumps(data, ensure_ascii=False, indent=2) + "\n", None)
+        return EXIT_OK
+    header = ("ID", "CATEGORY", "SEVERITY", "NAME")
+    rows = [(r.id, r.category, r.severity.label, r.name) for r in rules]
+    widths = [max(len(x[i]) for x in [header, *rows]) for i in range(3)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row[:3], widths)) + "  " + row[3] for row in [header, *rows]]
+    _emit("\n".join(lines) + "\n", None)
+    return EXIT_OK
+
+
+def _show_example(text: str) -> list[str]:
+    return ["    " + printable(line) for line in (text.rstrip("\n").split("\n") or [""])]
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from unveil.core.rules import bundled_rules
+
+    rules = bundled_rules()
+    rule = rules.get(args.rule) or rules.get(args.rule.upper())
+    if rule is None:
+        by_name = {r.name: r for r in rules}
+        rule = by_name.get(args.rule.lower())
+    if rule is None:
+        _error(f"unknown rule {args.rule!r} (see `unveil rules`)")
+        return EXIT_ERROR
+    lines = [
+        f"{rule.id} {rule.name}",
+        f"category: {rule.category} · default severity: {rule.severity.label}",
+        "",
+        rule.summary,
+    ]
+    if rule.description.strip():
+        lines += ["", rule.description.strip()]
+    if rule.references:
+        lines += ["", "References:"] + [f"  - {ref}" for ref in rule.references]
+    for title, examples in (("Fires on", rule.bad), ("Stays quiet on", rule.good)):
+        for i, ex in enumerate(examples):
+            where = f" (line {ex.line})" if ex.line else ""
+            lines += ["", f"{title}{where}:"] + _show_example(ex.text)
+    lines += ["", f"Docs: {rule.doc_url}"]
+    _emit("\n".join(lines) + "\n", None)
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="unveil",
+        description="Reveal hidden instructions in AI agent markdown files and show their token cost.",
+    )
+    parser.add_argument("--version", action="version", version=f"unveil {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    serve = sub.add_parser("serve", help="run the language server over stdio")
+    serve.add_argument("--stdio", action="store_true", help="use stdio (the default and only transport)")
+
+    def rule_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--select", action="append", metavar="RULES",
+                       help="only these rule ids or categories (comma-separated, repeatable)")
+        p.add_argument("--ignore", action="append", metavar="RULES",
+                       help="skip these rule ids or categories (comma-separated, repeatable)")
+        p.add_argument("--severity", action="append", metavar="RULE=LEVEL",
+                       help="override a rule's or category's severity, e.g. HID020=error")
+
+    check = sub.add_parser("check", help="scan files and folders for hidden content")
+    check.add_argument("paths", nargs="+", metavar="PATH", help="files, or folders to scan for agent files")
+    check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    check.add_argument("--fail-on", choices=FAIL_ON, default="error",
+                       help="exit 1 when a finding is at or above this severity (default: error)")
+    rule_options(check)
+    check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    check.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                       help="colour the text format (auto: only on a terminal, unless NO_COLOR is set)")
+
+    cost = sub.add_parser("cost", help="tokens every session / once invoked and price per model")
+    cost.add_argument("paths", nargs="+", metavar="PATH")
+    cost.add_argument("--format", choices=("text", "json"), default="text")
+    cost.add_argument("--models", action="append", metavar="A,B",
+                      help="models to price, by id or display name (comma-separated)")
+    cost.add_argument("--prices-file", metavar="FILE", help="TOML price table overriding the bundled one")
+    cost.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+
+    rules = sub.add_parser("rules", help="list the bundled rules")
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+
+    explain = sub.add_parser("explain", help="show a rule's documentation and examples")
+    explain.add_argument("rule", metavar="RULE", help="rule id (e.g. HID001) or name")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "serve":
+    if argv and argv[0] == "serve" and not ({"-h", "--help"} & set(argv[1:])):
         from unveil.lsp.server import run
 
         return run(argv[1:])
-    print("usage: unveil serve|check|cost", file=sys.stderr)
-    return 2
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="unveil: %(levelname)s: %(message)s")
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 for --help/--version
+        return int(exc.code or 0)
+    handlers = {"check": cmd_check, "cost": cmd_cost, "rules": cmd_rules, "explain": cmd_explain}
+    handler = handlers.get(args.command)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    try:
+        return handler(args)
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,113 @@
+"""What the CLI reporters share: one scanned file's result and finding positions for humans.
+
+Positions shown by the CLI (text, JSON and SARIF with ``columnKind: unicodeCodePoints``) are
+1-based lines and 1-based columns counted in Unicode code points. Lines split only on ``\\n``,
+``\\r\\n`` and ``\\r`` (the document model's LSP line index), so a U+2028 in a line does not
+start a new line here either. The end position is exclusive: ``end_column`` is the column of
+the first code point after the finding (SARIF's ``endColumn`` has the same meaning).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from unveil.core.analyze import Analysis
+    from unveil.core.findings import Finding
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """One scanned file: ``path`` as shown to the user (relative to the working directory when
+    the file is under it, with ``/`` separators) and its :class:`~unveil.core.analyze.Analysis`."""
+
+    path: str
+    analysis: "Analysis"
+
+
+@dataclass(frozen=True)
+class Span:
+    """1-based ``line``/``column`` of the first code point and exclusive ``end_line``/``end_column``."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+def span(analysis: "Analysis", finding: "Finding") -> Span:
+    """The finding's range as 1-based lines and code-point columns (end exclusive).
+
+    Offsets are clamped to the document so a malformed finding never raises.
+    """
+    doc = analysis.doc
+    n = len(doc.text)
+    start = min(max(finding.start, 0), n)
+    end = min(max(finding.end, start), n)
+    a = doc.position(start)
+    b = doc.position(end)
+    return Span(a.line + 1, a.character + 1, b.line + 1, b.character + 1)
+
+
+def tokens_of(analysis: "Analysis") -> tuple[int | None, int | None]:
+    """``(session, invoke)`` o200k token counts, or ``(None, None)`` when not counted."""
+    report = analysis.tokens
+    if report is None:
+        return None, None
+    return report.session, report.invoke
+
+
+def kind_label(analysis: "Analysis") -> str:
+    """Human label of the file kind (e.g. "Claude Code subagent"), falling back to the kind id."""
+    if analysis.tokens is not None and getattr(analysis.tokens, "kind_label", None):
+        return analysis.tokens.kind_label
+    try:
+        from unveil.core import kinds
+
+        info = getattr(kinds, "kind_info", None)
+        if info is not None:
+            label = getattr(info(analysis.kind), "label", None)
+            if label:
+                return str(label)
+    except Exception:  # noqa: BLE001 - a label is cosmetic; never fail a report for it
+        pass
+    return analysis.kind
+
+
+_SAFE_CATEGORIES_EXCLUDED = {"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"}
+
+
+def printable(text: str) -> str:
+    """``text`` made safe for a terminal line: every control, format (bidi, zero-width, tag),
+    private-use, unassigned, surrogate or line/paragraph-separator code point is written as an
+    escape (``\\x1b``, ``\\u202e``, ``\\U000e0041``); bytes kept with ``surrogateescape`` are
+    shown as ``\\xNN`` of the original byte. Printing a finding must never execute an ANSI
+    sequence or reorder the line it is on."""
+    if text.isascii() and text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        cp = ord(ch)
+        if ch == " " or (ch.isprintable() and unicodedata.category(ch) not in _SAFE_CATEGORIES_EXCLUDED):
+            out.append(ch)
+        elif 0xDC80 <= cp <= 0xDCFF:
+            out.append(f"\\x{cp - 0xDC00:02x}")
+        elif cp <= 0xFF:
+            out.append(f"\\x{cp:02x}")
+        elif cp <= 0xFFFF:
+            out.append(f"\\u{cp:04x}")
+        else:
+            out.append(f"\\U{cp:08x}")
+    return "".join(out)
+
+
+def no_lone_surrogates(text: str | None) -> str | None:
+    """``text`` with lone surrogates (undecodable bytes kept with ``surrogateescape``) replaced
+    by U+FFFD so it can be written as UTF-8 JSON; ``None`` stays ``None``."""
+    if text is None:
+        return None
+    if not any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+        return text
+    return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)

@@ -1,0 +1,93 @@
+"""``unveil check --format text`` (the default): one line per finding, ruff/eslint style.
+
+::
+
+    examples/CLAUDE.md:7:1: error HID020 HTML comment hidden from the reader: "..."
+    examples/CLAUDE.md: CLAUDE.md (project memory) · grade C · 412 tok/session · 412 tok on invoke · 1 finding
+    examples/AGENTS.md: AGENTS.md · grade A · 230 tok/session · 230 tok on invoke · no findings
+
+    Found 3 findings (2 errors, 1 warning) in 2 of 5 files.
+
+Columns are 1-based code points. Everything that comes from the scanned file is escaped with
+:func:`unveil.reporters.common.printable`, so hidden control or bidi characters cannot act on
+the terminal. Colour (ANSI SGR) only when asked for, i.e. when stdout is a terminal.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from unveil.core.findings import Severity
+from unveil.reporters.common import FileResult, kind_label, printable, span, tokens_of
+
+_COLOURS = {
+    Severity.ERROR: "\x1b[1;31m",
+    Severity.WARNING: "\x1b[1;33m",
+    Severity.INFO: "\x1b[1;34m",
+    Severity.HINT: "\x1b[2m",
+}
+_BOLD = "\x1b[1m"
+_DIM = "\x1b[2m"
+_RESET = "\x1b[0m"
+
+
+def _plural(n: int, word: str) -> str:
+    if word == "info":  # "2 info", not "2 infos"
+        return f"{n:,} info"
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def finding_line(result: FileResult, finding, colour: bool = False) -> str:
+    """``path:line:col: severity RULE message`` for one finding."""
+    s = span(result.analysis, finding)
+    sev = finding.severity.label
+    rule = finding.rule
+    where = f"{printable(result.path)}:{s.line}:{s.column}:"
+    if colour:
+        where = f"{_BOLD}{where}{_RESET}"
+        sev = f"{_COLOURS.get(finding.severity, '')}{sev}{_RESET}"
+        rule = f"{_DIM}{rule}{_RESET}"
+    return f"{where} {sev} {rule} {printable(finding.message)}"
+
+
+def summary_line(result: FileResult, colour: bool = False) -> str:
+    """Per-file summary: kind, grade, tokens every session and once invoked, finding count."""
+    a = result.analysis
+    session, invoke = tokens_of(a)
+    parts = [printable(kind_label(a)), f"grade {a.grade}"]
+    if session is not None:
+        parts.append(f"{session:,} tok/session")
+        parts.append(f"{invoke:,} tok on invoke")
+    parts.append(_plural(len(a.findings), "finding") if a.findings else "no findings")
+    path = printable(result.path)
+    if colour:
+        path = f"{_BOLD}{path}{_RESET}"
+    return f"{path}: " + " · ".join(parts)
+
+
+def render(results: Iterable[FileResult], colour: bool = False, errors: int = 0) -> str:
+    """The whole report. ``errors`` is the number of paths that could not be read (their
+    messages went to stderr); it is repeated in the final count."""
+    results = list(results)
+    lines: list[str] = []
+    counts = {s: 0 for s in Severity}
+    files_with = 0
+    for r in results:
+        for f in r.analysis.findings:
+            lines.append(finding_line(r, f, colour))
+            counts[f.severity] += 1
+        if r.analysis.findings:
+            files_with += 1
+        lines.append(summary_line(r, colour))
+    total = sum(counts.values())
+    lines.append("")
+    if total:
+        detail = ", ".join(_plural(counts[s], s.label) for s in Severity if counts[s])
+        lines.append(
+            f"Found {_plural(total, 'finding')} ({detail}) in {files_with:,} of {_plural(len(results), 'file')}."
+        )
+    else:
+        lines.append(f"No findings in {_plural(len(results), 'file')}.")
+    if errors:
+        lines.append(f"{_plural(errors, 'path')} could not be read (see above).")
+    return "\n".join(lines) + "\n"
