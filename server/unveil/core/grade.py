@@ -1,7 +1,55 @@
-"""A letter grade A–F per file from its findings (STUB — owned by the cost work)."""
+"""A letter grade A–F per file from its findings.
+
+| Grade | Findings (enabled ones, after severity overrides) |
+|---|---|
+| A | no error and no warning (info and hint findings do not lower the grade) |
+| B | warnings only |
+| C | exactly one error (one error-level hidden instruction gives C, issue 2) |
+| D | two or three errors |
+| F | four or more errors |
+
+Warnings do not lower a grade below B on their own, and do not change the grade once there
+are errors. Disabled rules never reach this function: :func:`unveil.core.analyze.analyze`
+drops them before grading, and findings whose ``data`` has ``"enabled": False`` or
+``"suppressed": True`` are skipped here as well.
+"""
 
 from __future__ import annotations
 
+from typing import Iterable
 
-def grade(findings) -> str:
+from unveil.core.findings import Finding, Severity
+
+GRADES = ("A", "B", "C", "D", "F")
+
+
+def _counts(f: Finding) -> bool:
+    data = getattr(f, "data", None)
+    if isinstance(data, dict) and (data.get("enabled") is False or data.get("suppressed") is True):
+        return False
+    return True
+
+
+def grade(findings: Iterable[Finding]) -> str:
+    """Letter ``"A"``–``"F"`` for ``findings`` (see the module table). Never raises."""
+    errors = warnings = 0
+    for f in findings:
+        if not _counts(f):
+            continue
+        try:
+            sev = Severity(int(f.severity))
+        except (TypeError, ValueError):
+            continue
+        if sev == Severity.ERROR:
+            errors += 1
+        elif sev == Severity.WARNING:
+            warnings += 1
+    if errors >= 4:
+        return "F"
+    if errors >= 2:
+        return "D"
+    if errors == 1:
+        return "C"
+    if warnings:
+        return "B"
     return "A"

@@ -1,7 +1,199 @@
-"""File kinds (STUB — owned by the cost work)."""
+"""File kinds: which agent format a file is, from its path and frontmatter.
+
+The table lives in ``unveil/data/kinds.toml`` (its header documents the matching rules and
+the cost models). :func:`detect_kind` returns a kind id such as ``"claude-agent"``;
+:func:`kind_info` returns the :class:`Kind` with its label, cost model and notes.
+Facts: research note agent-formats.md §1–§2.
+"""
 
 from __future__ import annotations
 
+import fnmatch
+import functools
+import logging
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+from urllib.parse import unquote, urlparse
 
-def detect_kind(path, frontmatter=None) -> str:
-    return "markdown"
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+log = logging.getLogger(__name__)
+
+KINDS_FILE = Path(__file__).resolve().parent.parent / "data" / "kinds.toml"
+UNKNOWN = "markdown"
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One file kind.
+
+    * ``id`` — stable id (``"claude-skill"``); ``label`` — human name.
+    * ``cost`` — cost model id (see ``kinds.toml``; interpreted by :mod:`unveil.core.cost`).
+    * ``patterns`` / ``weak_patterns`` — path globs; weak ones need the frontmatter keys
+      ``requires``; ``frontmatter_all`` / ``frontmatter_any`` — frontmatter-only detection.
+    * ``notes`` — when the host loads such a file, in one or two sentences.
+    """
+
+    id: str
+    label: str
+    cost: str
+    patterns: tuple[str, ...] = ()
+    weak_patterns: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()
+    frontmatter_all: tuple[str, ...] = ()
+    frontmatter_any: tuple[str, ...] = ()
+    notes: str = ""
+
+
+_FALLBACK = Kind(UNKNOWN, "Markdown (unknown kind)", "unknown", notes="Not a known agent file.")
+
+
+def _tuple(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (list, tuple)):
+        return tuple(str(v) for v in value)
+    return ()
+
+
+def parse_kinds(data: Mapping[str, Any]) -> tuple[Kind, ...]:
+    """Build the kind table from the parsed TOML mapping (``[[kind]]`` array).
+
+    Raises ``ValueError`` for an entry without ``id`` or ``cost``.
+    """
+    out = []
+    for entry in data.get("kind", []):
+        if not isinstance(entry, Mapping) or not entry.get("id") or not entry.get("cost"):
+            raise ValueError(f"kinds.toml: entry without id or cost: {entry!r}")
+        out.append(
+            Kind(
+                id=str(entry["id"]),
+                label=str(entry.get("label", entry["id"])),
+                cost=str(entry["cost"]),
+                patterns=_tuple(entry.get("patterns")),
+                weak_patterns=_tuple(entry.get("weak_patterns")),
+                requires=_tuple(entry.get("requires")),
+                frontmatter_all=_tuple(entry.get("frontmatter_all")),
+                frontmatter_any=_tuple(entry.get("frontmatter_any")),
+                notes=str(entry.get("notes", "")),
+            )
+        )
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1)
+def all_kinds() -> tuple[Kind, ...]:
+    """The bundled kind table in matching order (always contains ``"markdown"``)."""
+    try:
+        with open(KINDS_FILE, "rb") as fh:
+            kinds = parse_kinds(tomllib.load(fh))
+    except (OSError, ValueError, tomllib.TOMLDecodeError) as exc:  # pragma: no cover - broken install
+        log.error("cannot read %s: %s", KINDS_FILE, exc)
+        kinds = ()
+    if not any(k.id == UNKNOWN for k in kinds):
+        kinds = kinds + (_FALLBACK,)
+    return kinds
+
+
+def kind_info(kind_id: str) -> Kind:
+    """The :class:`Kind` for ``kind_id``; the ``"markdown"`` kind for an unknown id."""
+    for k in all_kinds():
+        if k.id == kind_id:
+            return k
+    return kind_info(UNKNOWN) if kind_id != UNKNOWN else _FALLBACK
+
+
+def _segments(path: str) -> list[str]:
+    if "://" in path:
+        parsed = urlparse(path)
+        path = unquote(parsed.path)
+    path = path.replace("\\", "/")
+    return [s for s in path.split("/") if s not in ("", ".")]
+
+
+@functools.lru_cache(maxsize=512)
+def _compile(pattern: str) -> tuple[str, ...]:
+    return tuple(s for s in pattern.split("/") if s)
+
+
+def _match_from(segs: tuple[str, ...], pat: tuple[str, ...]) -> bool:
+    """Whether ``segs`` (whole) matches ``pat`` with ``**`` spanning any number of segments."""
+
+    @functools.lru_cache(maxsize=None)
+    def go(i: int, j: int) -> bool:
+        if j == len(pat):
+            return i == len(segs)
+        if pat[j] == "**":
+            return any(go(k, j + 1) for k in range(i, len(segs) + 1))
+        return i < len(segs) and fnmatch.fnmatchcase(segs[i], pat[j]) and go(i + 1, j + 1)
+
+    return go(0, 0)
+
+
+def path_matches(path: str, pattern: str) -> bool:
+    """Whether the end of ``path`` matches the glob ``pattern`` (see ``kinds.toml``).
+
+    ``path`` may use ``/`` or ``\\`` separators or be a ``file://`` URI.
+    """
+    segs = tuple(_segments(path))
+    pat = _compile(pattern)
+    if not pat:
+        return False
+    if pat[0] == "**":
+        return _match_from(segs, pat)
+    # Implicit leading "**/": try every suffix that is at least as long as the fixed part.
+    fixed = sum(1 for p in pat if p != "**")
+    return any(_match_from(segs[start:], pat) for start in range(0, len(segs) - fixed + 1))
+
+
+def _has(fm: Mapping[str, Any] | None, keys: tuple[str, ...]) -> bool:
+    return all(fm is not None and fm.get(k) not in (None, "") for k in keys)
+
+
+def detect_kind(path: str | None, frontmatter: Mapping[str, Any] | None = None) -> str:
+    """Kind id of the file at ``path`` (``None`` for untitled buffers) with parsed
+    ``frontmatter`` (the top-level mapping, or ``None``). Never raises; ``"markdown"`` when
+    nothing matches."""
+    try:
+        fm = frontmatter if isinstance(frontmatter, Mapping) else None
+        kinds = all_kinds()
+        if path:
+            for k in kinds:
+                if any(path_matches(path, p) for p in k.patterns):
+                    return k.id
+            for k in kinds:
+                if k.weak_patterns and _has(fm, k.requires) and any(path_matches(path, p) for p in k.weak_patterns):
+                    return k.id
+        if fm:
+            for k in kinds:
+                if k.frontmatter_all and _has(fm, k.frontmatter_all):
+                    if not k.frontmatter_any or any(fm.get(key) not in (None, "") for key in k.frontmatter_any):
+                        return k.id
+    except Exception as exc:  # noqa: BLE001 - a kind is never worth a crash
+        log.error("detect_kind(%r) failed: %s", path, exc)
+    return UNKNOWN
+
+
+_TEXT_SUFFIXES = (".md", ".mdc", ".markdown", ".txt", ".xml")
+
+
+def is_agent_file(path: str) -> bool:
+    """Whether a file met while walking a folder should be scanned: any Markdown file
+    (``.md``, ``.mdc``, ``.markdown``), or a text file whose path matches a kind's pattern
+    (``.cursorrules``, ``.windsurfrules``, ``.clinerules``, Roo ``.xml``/``.txt`` rules …)."""
+    name = _segments(path)[-1] if _segments(path) else ""
+    lower = name.lower()
+    if lower.endswith((".md", ".mdc", ".markdown")):
+        return True
+    suffix = lower.rsplit(".", 1)[-1] if "." in lower.lstrip(".") else ""
+    if suffix and "." + suffix not in _TEXT_SUFFIXES:
+        return False
+    for k in all_kinds():
+        if any(path_matches(path, p) for p in k.patterns + k.weak_patterns):
+            return True
+    return False

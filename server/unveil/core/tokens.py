@@ -1,22 +1,166 @@
 """Token counting with tiktoken's ``o200k_base``, loaded from the copy shipped in the package.
 
-STUB — owned by the cost work. Interface:
+The BPE ranks come from ``unveil/data/o200k_base.tiktoken.gz`` (the gzip of the exact file
+tiktoken downloads; provenance in ``unveil/data/README.md``). Nothing is ever downloaded: the
+``tiktoken.Encoding`` is built directly from the bundled ranks with tiktoken's ``o200k_base``
+pre-tokenization pattern and special tokens (research note agent-formats.md §5.1, §5.3). The
+gunzipped bytes must hash to :data:`O200K_SHA256`; a mismatch raises :class:`TokenizerError`.
 
-* :func:`preload` starts loading in a background thread (returns at once);
+Loading takes about half a second, so it happens in a background thread:
+
+* :func:`preload` starts loading and returns at once (idempotent);
 * :func:`ready` says whether the encoding is loaded;
-* :func:`count` counts tokens (``wait=False`` returns ``None`` while still loading).
+* :func:`count` counts tokens (``wait=False`` returns ``None`` while still loading);
+* :func:`encoding` returns the ``tiktoken.Encoding`` (waits).
+
+All functions are thread-safe. Counting uses ``encode_ordinary``: text that quotes special
+tokens such as ``<|endoftext|>`` is counted as ordinary text instead of raising.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
+import hashlib
+import threading
+import time
+from pathlib import Path
+
+import tiktoken
+
+O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+"""SHA-256 of the plain ``o200k_base.tiktoken`` file (tiktoken 0.14.0 ``expected_hash``)."""
+
+DATA_FILE = "o200k_base.tiktoken.gz"
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+"""``unveil/data``: bundled data files (in the wheel and in an editable install alike)."""
+
+# tiktoken_ext/openai_public.py (tiktoken 0.14.0), o200k_base.
+O200K_PAT = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+O200K_SPECIAL = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+
+
+class TokenizerError(RuntimeError):
+    """The bundled BPE file is missing, corrupt or fails its SHA-256 check."""
+
+
+_lock = threading.Lock()
+_done = threading.Event()
+_thread: threading.Thread | None = None
+_encoding: tiktoken.Encoding | None = None
+_error: BaseException | None = None
+load_seconds: float | None = None
+"""Wall-clock seconds the last load took (``None`` until loaded)."""
+
+
+def _read_ranks(raw: bytes) -> dict[bytes, int]:
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != O200K_SHA256:
+        raise TokenizerError(
+            f"bundled {DATA_FILE} is corrupt: SHA-256 of its content is {digest}, expected {O200K_SHA256}; "
+            "reinstall unveil"
+        )
+    ranks: dict[bytes, int] = {}
+    for line in raw.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+def build_encoding(gz_bytes: bytes) -> tiktoken.Encoding:
+    """Build the ``o200k_base`` encoding from the gzip-compressed ``.tiktoken`` bytes.
+
+    Raises :class:`TokenizerError` if the data does not decompress or its SHA-256 differs.
+    """
+    try:
+        raw = gzip.decompress(gz_bytes)
+    except (OSError, EOFError, ValueError) as exc:
+        raise TokenizerError(f"bundled {DATA_FILE} cannot be decompressed: {exc}; reinstall unveil") from exc
+    ranks = _read_ranks(raw)
+    return tiktoken.Encoding(name="o200k_base", pat_str=O200K_PAT, mergeable_ranks=ranks, special_tokens=O200K_SPECIAL)
+
+
+def _load() -> None:
+    global _encoding, _error, load_seconds
+    started = time.perf_counter()
+    try:
+        try:
+            data = (DATA_DIR / DATA_FILE).read_bytes()
+        except OSError as exc:
+            raise TokenizerError(f"bundled {DATA_FILE} not found: {exc}; reinstall unveil") from exc
+        _encoding = build_encoding(data)
+        load_seconds = time.perf_counter() - started
+    except BaseException as exc:  # noqa: BLE001 - reported to every caller of count()
+        _error = exc
+    finally:
+        _done.set()
+
 
 def preload() -> None:
-    return None
+    """Start loading the encoding in a daemon thread; returns at once. Safe to call repeatedly."""
+    global _thread
+    with _lock:
+        if _thread is None:
+            _thread = threading.Thread(target=_load, name="unveil-tokenizer", daemon=True)
+            _thread.start()
 
 
 def ready() -> bool:
-    return True
+    """``True`` once the encoding is loaded (``False`` while loading or if loading failed)."""
+    return _done.is_set() and _encoding is not None
+
+
+def error() -> BaseException | None:
+    """The exception loading raised, if it failed (after :func:`preload` finished)."""
+    return _error if _done.is_set() else None
+
+
+def encoding() -> tiktoken.Encoding:
+    """The loaded ``o200k_base`` encoding; starts loading if needed and waits.
+
+    Raises :class:`TokenizerError` (or the original error) if loading failed.
+    """
+    preload()
+    _done.wait()
+    if _encoding is None:
+        if isinstance(_error, TokenizerError):
+            raise _error
+        raise TokenizerError(f"tokenizer failed to load: {_error!r}") from _error
+    return _encoding
+
+
+def _clean(text: str) -> str:
+    # Lone surrogates (e.g. from surrogateescape-decoded invalid UTF-8) cannot be encoded as
+    # UTF-8; count each as U+FFFD, the character an editor shows in their place.
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def count(text: str, wait: bool = True) -> int | None:
-    return len(text.split())
+    """Number of ``o200k_base`` tokens in ``text`` (ordinary text: special tokens not recognised).
+
+    ``wait=False`` returns ``None`` instead of blocking while the encoding is still loading.
+    Raises :class:`TokenizerError` if the bundled data is corrupt. Never raises on any text.
+    """
+    if not text:
+        return 0
+    if not ready():
+        if not wait:
+            preload()
+            return None
+    enc = encoding()
+    return len(enc.encode_ordinary(_clean(text)))

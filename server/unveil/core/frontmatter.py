@@ -1,0 +1,236 @@
+"""YAML frontmatter of agent files: where it is and what it says.
+
+Frontmatter is the YAML block between a ``---`` line at the very start of the file (an
+optional BOM may precede it) and the next line that is ``---`` or ``...`` (trailing spaces or
+tabs on either fence are tolerated). Lines end at ``\\n``, ``\\r\\n`` or ``\\r``. The YAML is
+parsed with ruamel.yaml's pure-Python *safe* loader (YAML 1.2: ``yes``/``no`` are strings,
+``0o17`` is octal), so no Python object is ever constructed from tags.
+
+All offsets are code-point offsets into the text passed in. Nothing here raises: a YAML
+error is returned as :attr:`Frontmatter.error` with a 1-based line of the whole file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+_OPEN = re.compile(r"---[ \t]*(?:\r\n|\r|\n)")
+_CLOSE = re.compile(r"(?:---|\.\.\.)[ \t]*")
+
+
+@dataclass(frozen=True)
+class FrontmatterSpan:
+    """Where the frontmatter is, in code points.
+
+    * ``[start, end)`` — the whole block from the opening ``---`` through the closing fence
+      (its line break excluded); ``start`` is 1 when a BOM precedes the fence.
+    * ``[yaml_start, yaml_end)`` — the YAML text between the fences (ends with the line break
+      before the closing fence, if any).
+    * ``body_start`` — where the markdown body begins (after the closing fence's line break).
+    * ``yaml_line`` — 0-based line of ``yaml_start``.
+    """
+
+    start: int
+    end: int
+    yaml_start: int
+    yaml_end: int
+    body_start: int
+    yaml_line: int = 1
+
+
+@dataclass(frozen=True)
+class KeyPosition:
+    """Code-point offsets of one top-level key and its value (``[start, end)`` each)."""
+
+    key_start: int
+    key_end: int
+    value_start: int
+    value_end: int
+
+
+@dataclass(frozen=True)
+class Frontmatter:
+    """Parsed frontmatter.
+
+    * ``span`` — :class:`FrontmatterSpan`, or ``None`` when the file has no (closed) frontmatter.
+    * ``data`` — the top-level mapping (``{}`` for an empty block); ``None`` when there is no
+      frontmatter, the YAML is invalid, or it is not a mapping.
+    * ``error`` — a message ending in "(line N)" with N 1-based in the whole file, else ``None``.
+    * ``error_line`` — that N.
+    * ``duplicate_keys`` — top-level keys that occur more than once (the last value wins in
+      ``data``, as in PyYAML; duplicates in nested mappings are also resolved last-wins).
+    * ``positions`` — top-level key → :class:`KeyPosition` (of its last occurrence).
+    * ``loose`` — when the YAML is invalid: top-level ``key: value`` lines read one by one
+      (values as stripped strings, surrounding quotes removed), so kind detection and listing
+      lines still work on the common "unquoted colon in description" mistake; else ``{}``.
+    """
+
+    span: FrontmatterSpan | None = None
+    data: dict | None = None
+    error: str | None = None
+    error_line: int | None = None
+    duplicate_keys: tuple[str, ...] = ()
+    positions: dict[str, KeyPosition] = field(default_factory=dict)
+    loose: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def body_start(self) -> int:
+        """Offset where the markdown body begins (0 without frontmatter)."""
+        return self.span.body_start if self.span else 0
+
+    @property
+    def mapping(self) -> dict | None:
+        """``data``, or ``loose`` when the YAML was invalid but had ``key: value`` lines."""
+        if self.data is not None:
+            return self.data
+        return self.loose or None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``mapping[key]`` (see :attr:`mapping`), else ``default``."""
+        m = self.mapping
+        if m is None:
+            return default
+        return m.get(key, default)
+
+
+def find_span(text: str) -> FrontmatterSpan | None:
+    """Locate the frontmatter block of ``text``; ``None`` if absent or never closed."""
+    start = 1 if text.startswith("\ufeff") else 0
+    m = _OPEN.match(text, start)
+    if not m:
+        return None
+    pos = m.end()
+    while pos < len(text):
+        lm = _LINE.match(text, pos)
+        content_end = pos + len(lm.group(0).rstrip("\r\n"))
+        if _CLOSE.fullmatch(text, pos, content_end):
+            return FrontmatterSpan(
+                start=start, end=content_end, yaml_start=m.end(), yaml_end=pos, body_start=lm.end(), yaml_line=1
+            )
+        if lm.end() == pos:  # pragma: no cover - _LINE always advances before the end
+            break
+        pos = lm.end()
+    return None
+
+
+_LOOSE = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
+
+
+def loose_mapping(yaml_text: str) -> dict[str, str]:
+    """Top-level ``key: value`` lines of ``yaml_text`` (column 0), values as stripped strings
+    without surrounding quotes; indented continuation lines are appended with a space."""
+    out: dict[str, str] = {}
+    last: str | None = None
+    for line in yaml_text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        m = _LOOSE.match(line)
+        if m and not line[0].isspace():
+            last = m.group(1)
+            value = (m.group(2) or "").strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                value = value[1:-1]
+            out[last] = value
+        elif last is not None and line[0].isspace():
+            out[last] = (out[last] + " " + line.strip()).strip()
+    return out
+
+
+def _line_of(text: str, offset: int) -> int:
+    """0-based line of ``offset`` (lines end at \\n, \\r\\n or \\r)."""
+    head = text[:offset]
+    return head.count("\n") + head.count("\r") - head.count("\r\n")
+
+
+def _dedupe(node, top: bool, dups: list[str]) -> None:
+    """Drop earlier duplicate keys of mapping nodes (recursively), recording top-level ones."""
+    from ruamel.yaml.nodes import MappingNode, SequenceNode
+
+    if isinstance(node, MappingNode):
+        seen: dict[Any, int] = {}
+        for i, (k, _v) in enumerate(node.value):
+            key = (k.tag, k.value) if isinstance(k.value, str) else (k.tag, id(k))
+            if key in seen and top and str(k.value) not in dups:
+                dups.append(str(k.value))
+            seen[key] = i
+        keep = set(seen.values())
+        node.value = [p for i, p in enumerate(node.value) if i in keep]
+        for _k, v in node.value:
+            _dedupe(v, False, dups)
+    elif isinstance(node, SequenceNode):
+        for v in node.value:
+            _dedupe(v, False, dups)
+
+
+def parse_yaml(yaml_text: str, offset: int = 0, first_line: int = 0) -> Frontmatter:
+    """Parse ``yaml_text`` (which starts at code point ``offset`` / 0-based line ``first_line``
+    of the file) into a :class:`Frontmatter` without ``span``. Never raises."""
+    try:
+        from ruamel.yaml import YAML
+        from ruamel.yaml.error import MarkedYAMLError
+        from ruamel.yaml.nodes import MappingNode
+    except ImportError as exc:  # pragma: no cover - dependency missing
+        return Frontmatter(error=f"frontmatter not parsed: ruamel.yaml is not installed ({exc})")
+    yaml = YAML(typ="safe", pure=True)
+    try:
+        node = yaml.compose(yaml_text)
+        if node is None:
+            return Frontmatter(data={})
+        dups: list[str] = []
+        _dedupe(node, True, dups)
+        data = yaml.constructor.construct_document(node)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = first_line + mark.line + 1 if mark is not None else first_line + 1
+        what = " ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
+        return Frontmatter(error=f"invalid YAML frontmatter: {what} (line {line})", error_line=line)
+    except Exception as exc:  # noqa: BLE001 - RecursionError, odd scanner states: never raise
+        return Frontmatter(
+            error=f"invalid YAML frontmatter: {type(exc).__name__}: {exc} (line {first_line + 1})",
+            error_line=first_line + 1,
+        )
+    if not isinstance(data, dict):
+        line = first_line + 1
+        return Frontmatter(
+            error=f"frontmatter is a {type(data).__name__}, not a mapping of keys to values (line {line})",
+            error_line=line,
+        )
+    positions: dict[str, KeyPosition] = {}
+    if isinstance(node, MappingNode):
+        for k, v in node.value:
+            positions[str(k.value)] = KeyPosition(
+                offset + k.start_mark.index,
+                offset + k.end_mark.index,
+                offset + v.start_mark.index,
+                offset + v.end_mark.index,
+            )
+    return Frontmatter(data=data, duplicate_keys=tuple(dups), positions=positions)
+
+
+def parse(text: str) -> Frontmatter:
+    """Find and parse the frontmatter of a whole file's ``text``. Never raises.
+
+    Without a (closed) frontmatter block the result has ``span=None`` and ``data=None``.
+    """
+    try:
+        span = find_span(text)
+        if span is None:
+            return Frontmatter()
+        first_line = _line_of(text, span.yaml_start)
+        span = FrontmatterSpan(span.start, span.end, span.yaml_start, span.yaml_end, span.body_start, first_line)
+        fm = parse_yaml(text[span.yaml_start : span.yaml_end], span.yaml_start, first_line)
+        yaml_text = text[span.yaml_start : span.yaml_end]
+        return Frontmatter(
+            span=span,
+            data=fm.data,
+            error=fm.error,
+            error_line=fm.error_line,
+            duplicate_keys=fm.duplicate_keys,
+            positions=fm.positions,
+            loose=loose_mapping(yaml_text) if fm.error else {},
+        )
+    except Exception as exc:  # noqa: BLE001 - never raise on any text
+        return Frontmatter(error=f"frontmatter not parsed: {type(exc).__name__}: {exc}")
