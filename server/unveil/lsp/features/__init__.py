@@ -1,0 +1,2 @@
+"""One module per LSP feature, each a thin layer over :mod:`unveil.core` with a
+``register(server)`` function (esbonio style)."""

@@ -1,0 +1,90 @@
+"""Configuration: ``initializationOptions``, then ``workspace/configuration`` (section ``unveil``),
+re-pulled on ``workspace/didChangeConfiguration``.
+
+Layers, lowest first: defaults < ``initializationOptions`` (either the section itself or
+``{"unveil": {...}}``) < the pulled ``unveil`` section. A client answering ``null`` keeps the lower
+layers (:meth:`Settings.merged` ignores non-mappings). Clients that cannot answer
+``workspace/configuration`` may push the settings in the ``didChangeConfiguration`` payload.
+Keys: ``select``, ``ignore``, ``severity``, ``prices``, ``pricesFile``, ``models``, ``inlayHints``,
+``debounceMs`` (see :class:`unveil.core.config.Settings`).
+
+Also installs the LSP-correct workspace (:mod:`unveil.lsp.textdoc`) during ``initialize`` and
+starts loading the tokenizer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+
+from lsprotocol import types
+
+from unveil.core import tokens as tokens_mod
+from unveil.core.config import Settings
+from unveil.lsp.textdoc import install_workspace
+
+log = logging.getLogger(__name__)
+
+
+async def pull(ls) -> object | None:
+    """The client's ``unveil`` section, or ``None`` when it cannot or does not answer."""
+    if not ls.supports_configuration:
+        return None
+    try:
+        result = await ls.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section="unveil")])
+        )
+    except Exception as exc:  # noqa: BLE001
+        log.warning("workspace/configuration failed: %s", exc)
+        return None
+    return result[0] if result else None
+
+
+def register(server) -> None:
+    from unveil.lsp.server import safe
+
+    @server.feature(types.INITIALIZE)
+    @safe()
+    def initialize(ls, params: types.InitializeParams) -> None:
+        install_workspace(ls)
+        ls.init_settings = Settings().merged(params.initialization_options)
+        ls.settings = ls.init_settings
+        tokens_mod.preload()
+
+    @server.feature(types.INITIALIZED)
+    @safe()
+    async def initialized(ls, params: types.InitializedParams) -> None:
+        asyncio.get_running_loop().create_task(ls.watch_tokenizer())
+        caps = getattr(ls._caps(), "workspace", None)
+        dcc = getattr(caps, "did_change_configuration", None)
+        if getattr(dcc, "dynamic_registration", False):
+            try:
+                await ls.client_register_capability_async(
+                    types.RegistrationParams(
+                        registrations=[
+                            types.Registration(
+                                id=str(uuid.uuid4()),
+                                method=types.WORKSPACE_DID_CHANGE_CONFIGURATION,
+                                register_options=types.DidChangeConfigurationRegistrationOptions(section="unveil"),
+                            )
+                        ]
+                    )
+                )
+            except Exception as exc:  # noqa: BLE001
+                log.info("could not register for didChangeConfiguration: %s", exc)
+        section = await pull(ls)
+        if section is not None:
+            ls.settings = ls.init_settings.merged(section)
+            ls.reanalyse_all()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    @safe()
+    async def did_change_configuration(ls, params: types.DidChangeConfigurationParams) -> None:
+        if ls.supports_configuration:
+            section = await pull(ls)
+        else:
+            section = params.settings
+        ls.settings = ls.init_settings.merged(section)
+        ls.reanalyse_all()
+        ls.refresh_inlay_hints()

@@ -1,0 +1,91 @@
+"""Findings → LSP diagnostics (pushed by the server with the document version).
+
+Each diagnostic carries ``code`` = rule id, ``source`` = ``"unveil"``, ``codeDescription`` = the
+rule's documentation link when the rule is known, and ``data`` = ``{"version": v, "index": i}``:
+the document version the finding belongs to and its index in ``Analysis.findings``, which is how
+code actions find the fixes again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+
+from unveil.core.analyze import Analysis
+from unveil.core.findings import Finding
+from unveil.core.rules import RuleSet, bundled_rules
+from unveil.lsp.convert import lsp_range
+
+SOURCE = "unveil"
+
+
+def to_diagnostic(finding: Finding, index: int, analysis: Analysis, version: int | None, encoding: str,
+                  rules: RuleSet | None = None) -> types.Diagnostic:
+    """One finding as a ``Diagnostic`` (range in ``encoding`` units)."""
+    rule = (rules or bundled_rules()).get(finding.rule)
+    return types.Diagnostic(
+        range=lsp_range(analysis.doc, finding.start, finding.end, encoding),
+        message=finding.message,
+        severity=types.DiagnosticSeverity(int(finding.severity)),
+        code=finding.rule,
+        code_description=types.CodeDescription(href=rule.doc_url) if rule is not None else None,
+        source=SOURCE,
+        data={"version": version, "index": index},
+    )
+
+
+def to_diagnostics(analysis: Analysis, version: int | None, encoding: str,
+                   rules: RuleSet | None = None) -> list[types.Diagnostic]:
+    """All findings of ``analysis`` as diagnostics, in finding order."""
+    rules = rules or bundled_rules()
+    return [to_diagnostic(f, i, analysis, version, encoding, rules) for i, f in enumerate(analysis.findings)]
+
+
+def _data(diag: types.Diagnostic) -> dict[str, Any]:
+    data = diag.data
+    return data if isinstance(data, dict) else {}
+
+
+def finding_for(diag: types.Diagnostic, analysis: Analysis, version: int | None, encoding: str) -> Finding | None:
+    """The finding of ``analysis`` (the document's current ``version``) that ``diag`` stands for.
+
+    By ``data.index`` when the diagnostic was published for this version and the rule matches;
+    otherwise (a diagnostic from an earlier publish) by rule id and exact range in the current
+    analysis. ``None`` when the diagnostic is not ours or no longer matches anything.
+    """
+    if diag.source not in (None, SOURCE):
+        return None
+    code = str(diag.code) if diag.code is not None else None
+    data = _data(diag)
+    index = data.get("index")
+    if data.get("version") == version and isinstance(index, int) and 0 <= index < len(analysis.findings):
+        f = analysis.findings[index]
+        if code is None or f.rule == code:
+            return f
+    for f in analysis.findings:
+        if code is not None and f.rule != code:
+            continue
+        if lsp_range(analysis.doc, f.start, f.end, encoding) == diag.range:
+            return f
+    return None
+
+
+def register(server) -> None:
+    """Document sync handlers: analyse on open and change (latest-wins), clear on close."""
+    from unveil.lsp.server import safe
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    @safe()
+    def did_open(ls, params: types.DidOpenTextDocumentParams) -> None:
+        ls.did_open(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    @safe()
+    def did_change(ls, params: types.DidChangeTextDocumentParams) -> None:
+        ls.did_change(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    @safe()
+    def did_close(ls, params: types.DidCloseTextDocumentParams) -> None:
+        ls.did_close(params.text_document.uri)

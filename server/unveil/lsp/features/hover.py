@@ -1,0 +1,160 @@
+"""Hover: a finding's revealed hidden text, or the file's token cost on its summary line.
+
+* On a finding's range: rule id and name, severity, the message, the hidden text in a fenced
+  block, the hidden span's token count and the rule's documentation link.
+* On the summary line (first line, or the frontmatter's closing fence): the kind label, grade,
+  "N tok/session · M tok on invoke", how the count was derived, and a table of models with the
+  cost per session, once invoked and per 1,000 sessions (USD, from the bundled price table
+  merged with the user's ``prices``). Without a price module the table is left out.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+
+from lsprotocol import types
+
+from unveil.core import tokens as tokens_mod
+from unveil.core.analyze import Analysis
+from unveil.core.findings import Finding
+from unveil.core.rules import RuleSet, bundled_rules
+from unveil.lsp.convert import lsp_range
+from unveil.lsp.features.inlay_hints import format_tokens, summary_line, summary_text
+
+log = logging.getLogger(__name__)
+
+
+def fenced(text: str, info: str = "text") -> str:
+    """``text`` in a markdown code fence long enough not to be closed by backticks inside it."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = text if text.endswith("\n") else text + "\n"
+    return f"{fence}{info}\n{body}{fence}"
+
+
+def findings_at(analysis: Analysis, offset: int) -> list[Finding]:
+    """Findings whose range contains code-point ``offset`` (end inclusive, so a cursor right
+    after a one-character span still hits it)."""
+    return [f for f in analysis.findings if f.start <= offset <= f.end]
+
+
+def _invisible(text: str) -> bool:
+    """True when nothing in ``text`` would show on screen (format, control, separator,
+    private-use or unassigned code points, or only whitespace)."""
+    return all(ch.isspace() or unicodedata.category(ch) in ("Cf", "Cc", "Co", "Cn", "Zl", "Zp") for ch in text)
+
+
+def code_points(text: str, limit: int = 16) -> str:
+    """``"U+200B U+2060"`` for the first ``limit`` code points of ``text`` (``…`` if longer)."""
+    shown = " ".join(f"U+{ord(ch):04X}" for ch in text[:limit])
+    return shown + (" …" if len(text) > limit else "")
+
+
+def _span_tokens(analysis: Analysis, f: Finding) -> int | None:
+    if f.tokens is not None:
+        return f.tokens
+    text = f.hidden_text if f.hidden_text is not None else analysis.text[f.start : f.end]
+    try:
+        return tokens_mod.count(text, wait=False)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def finding_markdown(analysis: Analysis, f: Finding, rules: RuleSet | None = None) -> str:
+    """Markdown for one finding."""
+    rule = (rules or bundled_rules()).get(f.rule)
+    head = f"**{f.rule}**" + (f" {rule.name}" if rule is not None else "") + f" · {f.severity.label}"
+    parts = [head, f.message]
+    if f.hidden_text:
+        if _invisible(f.hidden_text):
+            parts.append(f"Hidden code points: `{code_points(f.hidden_text)}`")
+        else:
+            parts.append("Hidden text:\n\n" + fenced(f.hidden_text))
+    n = _span_tokens(analysis, f)
+    tail = []
+    if n is not None:
+        tail.append(f"{format_tokens(n)} tok hidden")
+    if rule is not None:
+        tail.append(f"[{f.rule} documentation]({rule.doc_url})")
+    if tail:
+        parts.append(" · ".join(tail))
+    return "\n\n".join(parts)
+
+
+def _price_rows(analysis: Analysis):
+    """``(rows, format_usd)`` or ``None`` when no price table is available."""
+    try:
+        from unveil.core import cost, prices
+    except ImportError:
+        return None
+    shown = getattr(prices, "shown_models", None)
+    rows_fn = getattr(cost, "price_rows", None)
+    if shown is None or rows_fn is None:
+        return None
+    fmt = getattr(cost, "format_usd", None) or (lambda x: f"${x:,.4f}")
+    try:
+        return rows_fn(analysis.tokens, shown(analysis.settings)), fmt
+    except Exception:  # noqa: BLE001 - a broken price file must not break hover
+        log.exception("price table failed")
+        return None
+
+
+def cost_markdown(analysis: Analysis) -> str:
+    """Markdown for the summary-line hover."""
+    report = analysis.tokens
+    label = getattr(report, "kind_label", None) or analysis.kind
+    parts = [f"**unveil** · {label} · grade **{analysis.grade}**"]
+    if report is None:
+        parts.append("Token counts are still loading.")
+        return "\n\n".join(parts)
+    parts.append(f"**{summary_text(report)}**")
+    if getattr(report, "basis", None):
+        parts.append(report.basis)
+    got = _price_rows(analysis)
+    if got:
+        rows, fmt = got
+        if rows:
+            table = ["| Model | per session | once invoked | per 1,000 sessions |", "|---|--:|--:|--:|"]
+            for r in rows:
+                name = getattr(r.model, "display_name", None) or str(r.model)
+                table.append(
+                    f"| {name} | {fmt(r.usd_per_session)} | {fmt(r.usd_per_invoke)} | {fmt(r.usd_per_1000_sessions)} |"
+                )
+            parts.append("\n".join(table))
+    for note in getattr(report, "notes", ()) or ():
+        parts.append(f"_{note}_")
+    return "\n\n".join(parts)
+
+
+def hover(analysis: Analysis, offset: int, line: int, encoding: str, rules: RuleSet | None = None) -> types.Hover | None:
+    """The hover at code-point ``offset`` on 0-based ``line``, or ``None``."""
+    hits = findings_at(analysis, offset)
+    sections = [finding_markdown(analysis, f, rules) for f in hits]
+    rng = None
+    if hits:
+        rng = lsp_range(analysis.doc, min(f.start for f in hits), max(f.end for f in hits), encoding)
+    if line == summary_line(analysis):
+        sections.append(cost_markdown(analysis))
+    if not sections:
+        return None
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(sections)),
+        range=rng,
+    )
+
+
+def register(server) -> None:
+    from unveil.lsp.convert import offset as to_offset
+    from unveil.lsp.server import safe
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    @safe()
+    async def on_hover(ls, params: types.HoverParams) -> types.Hover | None:
+        got = await ls.get_analysis(params.text_document.uri, with_tokens=True)
+        if got is None:
+            return None
+        analysis, _ = got
+        off = to_offset(analysis.doc, params.position, ls.encoding)
+        return hover(analysis, off, params.position.line, ls.encoding)

@@ -1,0 +1,78 @@
+"""Token inlay hints: "N tok/session · M tok on invoke" on the summary line, "N tok" per heading.
+
+The summary line is the first line, or the closing ``---`` fence of the frontmatter when there
+is one. Hints sit at the end of the line's content with absolute line numbers (the upstream
+pygls example emits range-relative lines, lsp-engineering.md §4.5) and only those inside the
+requested range are returned. No hints while the token report is ``None`` (tokenizer loading)
+or when ``settings.inlay_hints`` is off.
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from unveil.core.analyze import Analysis
+from unveil.lsp.convert import line_end
+
+
+def format_tokens(n: int) -> str:
+    """A token count with thousands separators: ``12345`` → ``"12,345"``."""
+    return f"{int(n):,}"
+
+
+def summary_text(report) -> str:
+    """``"N tok/session · M tok on invoke"`` for a ``TokenReport``."""
+    return f"{format_tokens(report.session)} tok/session · {format_tokens(report.invoke)} tok on invoke"
+
+
+def summary_line(analysis: Analysis) -> int:
+    """0-based line that carries the file summary: the frontmatter's closing fence, else 0."""
+    fm = getattr(analysis.markdown, "frontmatter", None)
+    if fm is None or fm.end <= fm.start:
+        return 0
+    return analysis.doc.line_of(max(fm.start, fm.end - 1))
+
+
+def _before(a: types.Position, b: types.Position) -> bool:
+    return (a.line, a.character) < (b.line, b.character)
+
+
+def inlay_hints(analysis: Analysis, rng: types.Range | None, encoding: str) -> list[types.InlayHint]:
+    """Hints for ``analysis`` inside ``rng`` (inclusive; ``None`` means the whole document),
+    positions in ``encoding`` units."""
+    report = analysis.tokens
+    if report is None or not analysis.settings.inlay_hints:
+        return []
+    doc = analysis.doc
+    wanted: list[tuple[int, str, str | None]] = []
+    top = summary_line(analysis)
+    wanted.append((top, summary_text(report), getattr(report, "basis", None) or None))
+    for section in getattr(report, "sections", ()) or ():
+        if 0 <= section.line < doc.line_count:
+            wanted.append((section.line, f"{format_tokens(section.tokens)} tok", None))
+    hints = []
+    seen: set[tuple[int, str]] = set()
+    for line, label, tooltip in sorted(wanted, key=lambda w: w[0]):
+        if (line, label) in seen or not 0 <= line < doc.line_count:
+            continue
+        seen.add((line, label))
+        pos = line_end(doc, line, encoding)
+        if rng is not None and (_before(pos, rng.start) or _before(rng.end, pos)):
+            continue
+        hints.append(types.InlayHint(position=pos, label=label, padding_left=True, tooltip=tooltip))
+    return hints
+
+
+def register(server) -> None:
+    from unveil.lsp.server import safe
+
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+    @safe(default=[])
+    async def on_inlay_hint(ls, params: types.InlayHintParams) -> list[types.InlayHint]:
+        uri = params.text_document.uri
+        got = await ls.get_analysis(uri, with_tokens=True)
+        if got is None:
+            return []
+        analysis, _ = got
+        ls.note_served_tokens(uri, analysis.tokens)
+        return inlay_hints(analysis, params.range, ls.encoding)

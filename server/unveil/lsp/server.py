@@ -1,0 +1,359 @@
+"""The unveil language server: pygls 2.1 state and scheduling over :mod:`unveil.core`.
+
+:class:`UnveilServer` keeps the settings layers, one cached :class:`~unveil.core.analyze.Analysis`
+per open document (keyed by open epoch, version and settings generation) and the latest-wins
+scheduler. Each LSP feature lives in :mod:`unveil.lsp.features` (esbonio style) as a thin layer
+that formats the cached analysis. :func:`run` is ``unveil serve``.
+
+Robustness rules (lsp-engineering.md §4): handler exceptions are logged to stderr and never
+shown to the user (:meth:`UnveilServer.report_server_error` and :func:`safe`); stdout is only
+for the protocol; analysis runs in a worker thread so the event loop keeps reading messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import inspect
+import logging
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument
+
+from unveil import __version__
+from unveil.core import analyze as analyze_mod
+from unveil.core import tokens as tokens_mod
+from unveil.core.analyze import Analysis
+from unveil.core.config import Settings
+from unveil.lsp.convert import encoding_name
+from unveil.lsp.scheduler import LatestWinsScheduler
+
+log = logging.getLogger("unveil.lsp")
+
+#: An analysis slower than this (seconds) makes the next run of that document wait a little so
+#: bursts of keystrokes on big files coalesce (the delay equals the last duration, capped).
+ADAPTIVE_THRESHOLD_S = 0.05
+ADAPTIVE_CAP_S = 0.5
+
+
+def safe(default: Any = None) -> Callable:
+    """Decorator for handlers: an exception is logged with its traceback and ``default`` is
+    returned, so a bug never reaches the client as an error response or a pop-up. Works for
+    plain and ``async`` functions and keeps the signature (pygls inspects it for ``ls``)."""
+
+    def wrap(fn: Callable) -> Callable:
+        if inspect.iscoroutinefunction(fn):
+
+            @functools.wraps(fn)
+            async def run_async(*args, **kwargs):
+                try:
+                    return await fn(*args, **kwargs)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # noqa: BLE001
+                    log.exception("handler %s failed", fn.__name__)
+                    return default
+
+            return run_async
+
+        @functools.wraps(fn)
+        def run_sync(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except Exception:  # noqa: BLE001
+                log.exception("handler %s failed", fn.__name__)
+                return default
+
+        return run_sync
+
+    return wrap
+
+
+Key = tuple[int, int | None, int]  # (open epoch, document version, settings generation)
+
+
+@dataclass
+class _Entry:
+    key: Key
+    analysis: Analysis
+    diagnostics: list | None = None
+
+
+class UnveilServer(LanguageServer):
+    """pygls server with unveil's state. See the module docstring."""
+
+    def __init__(self) -> None:
+        super().__init__("unveil", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.init_settings = Settings()  # defaults < initializationOptions
+        self.settings = Settings()  # ... < workspace/configuration
+        self.settings_generation = 0
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="unveil-analysis")
+        self.scheduler = LatestWinsScheduler(self._analyse_and_publish, self._delay_for)
+        self._cache: dict[str, _Entry] = {}
+        self._inflight: dict[str, tuple[Key, asyncio.Future]] = {}
+        self._epoch: dict[str, int] = {}
+        self._next_epoch = 0
+        self._published: dict[str, Key] = {}
+        self._durations: dict[str, float] = {}
+        self._served_tokens: dict[str, Any] = {}
+        self._refresh_running = False
+        self._refresh_again = False
+        self._reported_problems: tuple[str, ...] = ()
+
+    # -- errors -------------------------------------------------------------------------
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Log only: the default sends ``window/showMessage`` for every failure outside a
+        request, i.e. a pop-up per keystroke when ``didChange`` handling fails."""
+        name = getattr(source, "__name__", str(source))
+        log.error("server error (%s): %s", name, error, exc_info=(type(error), error, error.__traceback__))
+
+    # -- client facts -------------------------------------------------------------------
+    @property
+    def encoding(self) -> str:
+        """Negotiated position encoding: ``"utf-8"``, ``"utf-16"`` or ``"utf-32"``."""
+        try:
+            return encoding_name(self.workspace.position_encoding)
+        except RuntimeError:  # not initialised
+            return "utf-16"
+
+    def _caps(self) -> types.ClientCapabilities | None:
+        return getattr(self.protocol, "client_capabilities", None)
+
+    @property
+    def supports_inlay_refresh(self) -> bool:
+        ws = getattr(self._caps(), "workspace", None)
+        ih = getattr(ws, "inlay_hint", None)
+        return bool(getattr(ih, "refresh_support", False))
+
+    @property
+    def supports_configuration(self) -> bool:
+        ws = getattr(self._caps(), "workspace", None)
+        return bool(getattr(ws, "configuration", False))
+
+    # -- documents ----------------------------------------------------------------------
+    def open_document(self, uri: str) -> TextDocument | None:
+        """The open document for ``uri`` or ``None`` (never a disk-backed stand-in)."""
+        from urllib.parse import unquote
+
+        return self.workspace.text_documents.get(unquote(uri))
+
+    def _key(self, uri: str, version: int | None) -> Key:
+        return (self._epoch.get(uri, -1), version, self.settings_generation)
+
+    def current_key(self, uri: str) -> Key | None:
+        doc = self.open_document(uri)
+        return None if doc is None else self._key(uri, doc.version)
+
+    def did_open(self, uri: str) -> None:
+        self._next_epoch += 1
+        self._epoch[uri] = self._next_epoch
+        self.scheduler.request(uri, immediate=True)
+
+    def did_change(self, uri: str) -> None:
+        self.scheduler.request(uri)
+
+    def did_close(self, uri: str) -> None:
+        self.scheduler.cancel(uri)
+        for d in (self._cache, self._inflight, self._epoch, self._published, self._durations, self._served_tokens):
+            d.pop(uri, None)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    # -- analysis -----------------------------------------------------------------------
+    def _delay_for(self, uri: str) -> float:
+        delay = self.settings.debounce_ms / 1000.0
+        last = self._durations.get(uri, 0.0)
+        if last > ADAPTIVE_THRESHOLD_S:
+            delay += min(last, ADAPTIVE_CAP_S)
+        return delay
+
+    def _compute(self, text: str, path: str | None, settings: Settings, version: int | None, encoding: str):
+        """Worker-thread part: analysis plus diagnostics. Returns ``(analysis, diagnostics, seconds)``."""
+        from unveil.lsp.features.diagnostics import to_diagnostics
+
+        t0 = time.perf_counter()
+        analysis = analyze_mod.analyze(text, path, settings, count_tokens=False)
+        diags = to_diagnostics(analysis, version, encoding)
+        return analysis, diags, time.perf_counter() - t0
+
+    async def _run_compute(self, uri: str, doc: TextDocument, key: Key) -> _Entry:
+        loop = asyncio.get_running_loop()
+        fut = loop.run_in_executor(
+            self.executor, self._compute, doc.source, doc.path, self.settings, doc.version, self.encoding
+        )
+        self._inflight[uri] = (key, fut)
+        try:
+            analysis, diags, seconds = await fut
+        finally:
+            if self._inflight.get(uri, (None,))[0] == key:
+                del self._inflight[uri]
+        self._durations[uri] = seconds
+        entry = _Entry(key, analysis, diags)
+        if self.current_key(uri) == key:
+            self._cache[uri] = entry
+        return entry
+
+    async def get_entry(self, uri: str) -> _Entry | None:
+        """The analysis of ``uri``'s current version (cached, in flight, or computed now);
+        ``None`` if the document is not open. ``entry.key[1]`` is the analysed version (the
+        document may have moved on while this awaited)."""
+        doc = self.open_document(uri)
+        if doc is None:
+            return None
+        key = self._key(uri, doc.version)
+        entry = self._cache.get(uri)
+        if entry is not None and entry.key == key:
+            return entry
+        inflight = self._inflight.get(uri)
+        if inflight is not None and inflight[0] == key:
+            analysis, diags, _ = await asyncio.shield(inflight[1])
+            cached = self._cache.get(uri)
+            return cached if cached is not None and cached.key == key else _Entry(key, analysis, diags)
+        return await self._run_compute(uri, doc, key)
+
+    async def get_analysis(self, uri: str, *, with_tokens: bool = False) -> tuple[Analysis, int | None] | None:
+        """``(analysis, version)`` for ``uri``'s current version, as :meth:`get_entry`;
+        ``with_tokens`` fills the token report if the tokenizer is ready (never waits for it)."""
+        entry = await self.get_entry(uri)
+        if entry is None:
+            return None
+        if with_tokens and entry.analysis.tokens is None and tokens_mod.ready():
+            await asyncio.get_running_loop().run_in_executor(self.executor, analyze_mod.with_tokens, entry.analysis)
+        return entry.analysis, entry.key[1]
+
+    async def _analyse_and_publish(self, uri: str) -> None:
+        """Scheduler callback: analyse the current version and publish unless it went stale."""
+        doc = self.open_document(uri)
+        if doc is None:
+            return
+        key = self._key(uri, doc.version)
+        if self._published.get(uri) == key:
+            return
+        entry = await self.get_entry(uri)
+        if entry is None:
+            return
+        doc = self.open_document(uri)
+        if doc is None or self.current_key(uri) != key or entry.key != key:
+            return  # a newer version exists; the scheduler runs again for it
+        if entry.diagnostics is None:
+            from unveil.lsp.features.diagnostics import to_diagnostics
+
+            entry.diagnostics = to_diagnostics(entry.analysis, doc.version, self.encoding)
+        self._published[uri] = key
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=entry.diagnostics, version=doc.version)
+        )
+        self._report_problems()
+        served = self._served_tokens.get(uri, _UNSET)
+        if served is not _UNSET and entry.analysis.tokens != served and self.settings.inlay_hints:
+            self.refresh_inlay_hints()
+
+    def note_served_tokens(self, uri: str, report: Any) -> None:
+        """Remember the token report the client's inlay hints show for ``uri``."""
+        self._served_tokens[uri] = report
+
+    def reanalyse_all(self) -> None:
+        """Settings changed: drop caches and re-analyse every open document."""
+        self.settings_generation += 1
+        self._cache.clear()
+        for uri in list(self.workspace.text_documents):
+            self.scheduler.request(uri, immediate=True)
+
+    def refresh_inlay_hints(self) -> None:
+        """Send ``workspace/inlayHint/refresh`` if the client supports it (coalesced: at most one
+        request in flight)."""
+        if not self.supports_inlay_refresh:
+            return
+        if self._refresh_running:
+            self._refresh_again = True
+            return
+        self._refresh_running = True
+
+        async def go() -> None:
+            try:
+                while True:
+                    self._refresh_again = False
+                    try:
+                        await self.workspace_inlay_hint_refresh_async(None)
+                    except Exception as exc:  # noqa: BLE001 - a client error is not ours to show
+                        log.info("inlayHint/refresh failed: %s", exc)
+                    if not self._refresh_again:
+                        return
+            finally:
+                self._refresh_running = False
+
+        asyncio.get_running_loop().create_task(go())
+
+    async def watch_tokenizer(self) -> None:
+        """Wait (off the loop) until the tokenizer is loaded, then add token reports to cached
+        analyses and ask the client to refresh inlay hints."""
+        loop = asyncio.get_running_loop()
+        if not tokens_mod.ready():
+            try:
+                await loop.run_in_executor(None, functools.partial(tokens_mod.count, "", wait=True))
+            except Exception:  # noqa: BLE001
+                log.exception("tokenizer failed to load; token counts stay unavailable")
+                return
+        changed = False
+        for entry in list(self._cache.values()):
+            if entry.analysis.tokens is None:
+                await loop.run_in_executor(self.executor, analyze_mod.with_tokens, entry.analysis)
+                changed = True
+        if changed or self._served_tokens:
+            self.refresh_inlay_hints()
+
+    def _report_problems(self) -> None:
+        problems = self.settings.problems
+        if problems and problems != self._reported_problems:
+            self._reported_problems = problems
+            self.window_log_message(
+                types.LogMessageParams(type=types.MessageType.Warning, message="unveil settings: " + "; ".join(problems))
+            )
+
+
+_UNSET = object()
+
+
+def create_server() -> UnveilServer:
+    """A new server with every feature registered."""
+    from unveil.lsp.features import code_actions, configuration, diagnostics, hover, inlay_hints
+
+    server = UnveilServer()
+    for module in (configuration, diagnostics, hover, inlay_hints, code_actions):
+        module.register(server)
+    return server
+
+
+def run(argv: list[str] | None = None) -> int:
+    """``unveil serve [--stdio] [--log-level LEVEL]``: speak LSP over stdin/stdout.
+
+    ``--stdio`` is accepted and ignored (vscode-languageclient appends it). Logs go to stderr;
+    the pygls logger stays at WARNING unless ``--log-level DEBUG``. Returns the exit code (2 for
+    bad arguments).
+    """
+    parser = argparse.ArgumentParser(prog="unveil serve", description="Run the unveil language server over stdio.")
+    parser.add_argument("--stdio", action="store_true", help="use stdio (the default and only transport)")
+    parser.add_argument(
+        "--log-level", default="WARNING", type=str.upper,
+        choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"], help="stderr log level (default WARNING)",
+    )
+    try:
+        args = parser.parse_args(list(argv or []))
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("unveil %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(args.log_level)
+    logging.getLogger("pygls").setLevel(logging.DEBUG if args.log_level == "DEBUG" else logging.WARNING)
+    tokens_mod.preload()
+    server = create_server()
+    server.start_io()
+    return 0

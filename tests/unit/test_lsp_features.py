@@ -1,0 +1,196 @@
+"""LSP feature modules over hand-built analyses (independent of which checks are finished)."""
+
+from __future__ import annotations
+
+import sys
+import types as pytypes
+from dataclasses import replace
+
+import pytest
+from lsprotocol import types
+
+from unveil.core.analyze import analyze
+from unveil.core.config import Settings
+from unveil.core.cost import SectionCost, TokenReport
+from unveil.core.findings import Edit, Finding, Fix, Severity
+from unveil.core.markdown import Span
+from unveil.lsp.features.code_actions import FIX_ALL_KIND, FIX_ALL_TITLE, code_actions, kind_allowed
+from unveil.lsp.features.diagnostics import finding_for, to_diagnostics
+from unveil.lsp.features.hover import fenced, hover
+from unveil.lsp.features.inlay_hints import inlay_hints, summary_line
+
+ZWSP = "\u200b"
+TAGS = "\U000e0041\U000e0042"  # tag A, tag B: 2 UTF-16 units and 4 UTF-8 bytes each
+
+TEXT = f"# Title\nplease ig{ZWSP}nore\n## Part\nend {TAGS} x\n"
+#        line 0     line 1 (ZWSP at col 9)  line 2   line 3 (tags at col 4)
+
+
+def _remove(start, end, title="Remove the invisible character"):
+    return Fix(title, (Edit(start, end, ""),), "remove-invisible")
+
+
+def make(text=TEXT, findings=None, report=True, settings=Settings(), frontmatter=None):
+    a = analyze(text, "CLAUDE.md", settings, count_tokens=False)
+    z = text.find(ZWSP)
+    t = text.find(TAGS)
+    if findings is None:
+        findings = [
+            Finding("HID002", Severity.WARNING, z, z + 1, "zero-width space splits 'ignore'",
+                    hidden_text=ZWSP, fixes=(_remove(z, z + 1),), tokens=1),
+            Finding("HID001", Severity.ERROR, t, t + 2, "tag characters spell 'AB'", hidden_text="AB",
+                    fixes=(_remove(t, t + 2, "Remove the tag characters"),), tokens=1),
+        ]
+    rep = TokenReport(120, 30, "claude-md", "CLAUDE.md (project memory)", "whole file every session",
+                      (SectionCost(0, 1, "Title", 100), SectionCost(2, 2, "Part", 20))) if report else None
+    a = replace(a, findings=findings, tokens=rep, settings=settings)
+    if frontmatter is not None:
+        a.markdown = replace(a.markdown, frontmatter=frontmatter)
+    return a
+
+
+def rng(l1, c1, l2, c2):
+    return types.Range(start=types.Position(line=l1, character=c1), end=types.Position(line=l2, character=c2))
+
+
+@pytest.mark.parametrize("encoding, tag_end", [("utf-16", 8), ("utf-8", 12), ("utf-32", 6)])
+def test_diagnostics_ranges_codes_and_data_per_encoding(encoding, tag_end):
+    diags = to_diagnostics(make(), 7, encoding)
+    assert [(d.code, d.source, d.severity, d.range, d.data) for d in diags] == [
+        ("HID002", "unveil", types.DiagnosticSeverity.Warning,
+         rng(1, 9, 1, {"utf-8": 12}.get(encoding, 10)), {"version": 7, "index": 0}),
+        ("HID001", "unveil", types.DiagnosticSeverity.Error, rng(3, 4, 3, tag_end), {"version": 7, "index": 1}),
+    ]
+    assert diags[0].code_description.href.endswith("#hid002")
+
+
+def test_finding_for_by_index_then_by_range():
+    a = make()
+    d = to_diagnostics(a, 3, "utf-16")
+    assert finding_for(d[1], a, 3, "utf-16") is a.findings[1]
+    stale = types.Diagnostic(range=d[1].range, message="x", code="HID001", source="unveil", data={"version": 2, "index": 0})
+    assert finding_for(stale, a, 3, "utf-16") is a.findings[1]
+    other = types.Diagnostic(range=d[1].range, message="x", code="MD001", source="markdownlint")
+    assert finding_for(other, a, 3, "utf-16") is None
+    moved = types.Diagnostic(range=rng(0, 0, 0, 1), message="x", code="HID001", source="unveil")
+    assert finding_for(moved, a, 3, "utf-16") is None
+
+
+def test_inlay_hints_full_range_absolute_lines():
+    hints = inlay_hints(make(), None, "utf-16")
+    assert [(h.position.line, h.position.character, h.label) for h in hints] == [
+        (0, 7, "120 tok/session · 30 tok on invoke"),
+        (0, 7, "100 tok"),
+        (2, 7, "20 tok"),
+    ]
+
+
+def test_inlay_hints_mid_document_range_keeps_absolute_lines():
+    hints = inlay_hints(make(), rng(1, 0, 3, 0), "utf-16")
+    assert [(h.position.line, h.position.character, h.label) for h in hints] == [(2, 7, "20 tok")]
+    assert inlay_hints(make(), rng(2, 0, 2, 6), "utf-16") == []  # ends before the hint's column
+
+
+def test_inlay_hints_on_frontmatter_closing_fence_and_thousands():
+    text = "---\nname: x\n---\nbody\n"
+    a = make(text=text, findings=[], frontmatter=Span(0, 16))
+    a = replace(a, tokens=TokenReport(12345, 6789, "skill", "Skill", "name+description", ()))
+    assert summary_line(a) == 2
+    hints = inlay_hints(a, None, "utf-16")
+    assert [(h.position.line, h.position.character, h.label) for h in hints] == [
+        (2, 3, "12,345 tok/session · 6,789 tok on invoke")
+    ]
+
+
+def test_no_inlay_hints_while_tokens_unknown_or_disabled():
+    assert inlay_hints(make(report=False), None, "utf-16") == []
+    assert inlay_hints(make(settings=Settings(inlay_hints=False)), None, "utf-16") == []
+
+
+def test_hover_on_finding_reveals_text_tokens_and_link():
+    a = make()
+    t = TEXT.find(TAGS)
+    h = hover(a, t + 1, 3, "utf-16")
+    assert h.range == rng(3, 4, 3, 8)
+    value = h.contents.value
+    assert value.startswith("**HID001**")
+    assert "tag characters spell 'AB'" in value
+    assert "```text\nAB\n```" in value
+    assert "1 tok hidden" in value
+    assert "(https://github.com/unveil-lsp/unveil/blob/main/docs/rules.md#hid001)" in value
+    z = hover(a, TEXT.find(ZWSP), 1, "utf-16").contents.value
+    assert "Hidden code points: `U+200B`" in z
+
+
+def test_hover_on_first_line_shows_cost_and_nothing_elsewhere():
+    a = make()
+    value = hover(a, 2, 0, "utf-16").contents.value
+    assert "CLAUDE.md (project memory)" in value
+    assert f"grade **{a.grade}**" in value
+    assert "**120 tok/session · 30 tok on invoke**" in value
+    assert "whole file every session" in value
+    assert hover(a, TEXT.find("please"), 1, "utf-16") is None
+
+
+def test_hover_price_table(monkeypatch):
+    from unveil.core import cost
+
+    class Row:
+        def __init__(self, name, s, i, k):
+            self.model = pytypes.SimpleNamespace(display_name=name)
+            self.usd_per_session, self.usd_per_invoke, self.usd_per_1000_sessions = s, i, k
+
+    fake = pytypes.ModuleType("unveil.core.prices")
+    fake.shown_models = lambda settings: ["m"]
+    monkeypatch.setitem(sys.modules, "unveil.core.prices", fake)
+    monkeypatch.setattr("unveil.core.prices", fake, raising=False)
+    monkeypatch.setattr(cost, "price_rows", lambda report, models: [Row("Opus 5.5", 0.5, 0.25, 500.0)], raising=False)
+    monkeypatch.setattr(cost, "format_usd", lambda x: f"${x:.2f}", raising=False)
+    value = hover(make(), 0, 0, "utf-16").contents.value
+    assert "| Model | per session | once invoked | per 1,000 sessions |" in value
+    assert "| Opus 5.5 | $0.50 | $0.25 | $500.00 |" in value
+
+
+def test_fenced_survives_backticks():
+    assert fenced("a ``` b") == "````text\na ``` b\n````"
+
+
+def _params(diags, only=None):
+    return types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri="file:///CLAUDE.md"),
+        range=rng(0, 0, 0, 0),
+        context=types.CodeActionContext(diagnostics=diags, only=only),
+    )
+
+
+def test_code_actions_quickfix_and_fix_all():
+    a = make()
+    d = to_diagnostics(a, 4, "utf-16")
+    acts = code_actions(a, "file:///CLAUDE.md", 4, _params(d[:1]), "utf-16")
+    assert [(x.title, x.kind, x.is_preferred) for x in acts] == [
+        ("Remove the invisible character", types.CodeActionKind.QuickFix, True),
+        (FIX_ALL_TITLE, types.CodeActionKind.QuickFix, None),
+    ]
+    change = acts[0].edit.document_changes[0]
+    assert change.text_document == types.OptionalVersionedTextDocumentIdentifier(uri="file:///CLAUDE.md", version=4)
+    assert [(e.range, e.new_text) for e in change.edits] == [(rng(1, 9, 1, 10), "")]
+    assert acts[0].diagnostics == [d[0]]
+    all_edits = acts[1].edit.document_changes[0].edits
+    assert [(e.range, e.new_text) for e in all_edits] == [(rng(1, 9, 1, 10), ""), (rng(3, 4, 3, 8), "")]
+
+
+def test_code_actions_honour_only():
+    a = make()
+    d = to_diagnostics(a, 4, "utf-16")
+    src = code_actions(a, "file:///CLAUDE.md", 4, _params(d, only=[types.CodeActionKind.SourceFixAll]), "utf-16")
+    assert [(x.title, x.kind) for x in src] == [(FIX_ALL_TITLE, FIX_ALL_KIND)]
+    assert code_actions(a, "file:///CLAUDE.md", 4, _params(d, only=[types.CodeActionKind.Refactor]), "utf-16") == []
+    assert code_actions(a, "file:///CLAUDE.md", 4, _params([]), "utf-16") == []
+
+
+def test_kind_allowed_is_hierarchical():
+    assert kind_allowed("source.fixAll.unveil", ["source"])
+    assert kind_allowed("source.fixAll.unveil", ["source.fixAll"])
+    assert not kind_allowed("source.fixAll.unveil", ["source.fixAllx"])
+    assert not kind_allowed("quickfix", ["source"])
+    assert kind_allowed("quickfix", None)

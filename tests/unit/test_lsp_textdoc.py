@@ -1,0 +1,74 @@
+"""LSP line semantics for pygls documents (lsp-engineering.md §4.1).
+
+Stock pygls 2.1.1 splits lines with ``str.splitlines``, which also breaks at U+2028, U+2029,
+U+0085, ``\\f``, ``\\v`` and ``\\x1c``–``\\x1e``; these tests fail on it.
+"""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+from pygls.workspace import TextDocument
+
+from unveil.lsp.textdoc import LspTextDocument, LspWorkspace, lsp_lines
+
+
+@pytest.mark.parametrize(
+    "text, lines",
+    [
+        ("a\u2028b\r\nc\rd\x0ce\n", ("a\u2028b\r\n", "c\r", "d\x0ce\n")),
+        ("x\x85y\nz", ("x\x85y\n", "z")),
+        ("\x0b\x1c\x1d\x1e\u2029\n\n", ("\x0b\x1c\x1d\x1e\u2029\n", "\n")),
+        ("a\r\rb\u2028", ("a\r", "\r", "b\u2028")),
+        ("plain\nascii\n", ("plain\n", "ascii\n")),
+        ("", ()),
+    ],
+)
+def test_lsp_lines_split_only_on_protocol_line_breaks(text, lines):
+    assert lsp_lines(text) == lines
+    assert "".join(lsp_lines(text)) == text
+
+
+def test_document_lines_follow_lsp_not_splitlines():
+    doc = LspTextDocument("file:///x.md", "a\u2028b\r\nc\rd\x0ce\n")
+    assert doc.lines == ("a\u2028b\r\n", "c\r", "d\x0ce\n")
+    # the bug being fixed: stock pygls sees five lines here
+    assert len(TextDocument("file:///x.md", "a\u2028b\r\nc\rd\x0ce\n").lines) == 5
+
+
+def _insert(doc: TextDocument, line: int, character: int, text: str) -> None:
+    pos = types.Position(line=line, character=character)
+    doc.apply_change(types.TextDocumentContentChangePartial(range=types.Range(start=pos, end=pos), text=text))
+
+
+@pytest.mark.parametrize("sep", ["\u2028", "\u2029", "\x85", "\x0c", "\x0b"])
+def test_incremental_edit_after_non_lsp_separator_lands_on_the_protocol_line(sep):
+    text = f"line0 has a LS here:{sep}still line0 per LSP\nline1\n"
+    doc = LspTextDocument("file:///x.md", text, version=1)
+    _insert(doc, 1, 0, "X")
+    assert doc.source == f"line0 has a LS here:{sep}still line0 per LSP\nXline1\n"
+    _insert(doc, 0, 21, "Y")  # column 21 = just after the separator, still on line 0
+    assert doc.source == f"line0 has a LS here:{sep}Ystill line0 per LSP\nXline1\n"
+
+
+def test_stock_pygls_desynchronises_on_u2028():
+    doc = TextDocument("file:///x.md", "line0 has a LS here:\u2028still line0 per LSP\nline1\n", version=1)
+    _insert(doc, 1, 0, "X")
+    assert doc.source == "line0 has a LS here:\u2028Xstill line0 per LSP\nline1\n"  # wrong place
+
+
+def test_lines_cache_follows_source_changes():
+    doc = LspTextDocument("file:///x.md", "a\u2028b\n", version=1)
+    assert doc.lines == ("a\u2028b\n",)
+    _insert(doc, 1, 0, "c\rd")
+    assert doc.lines == ("a\u2028b\n", "c\r", "d")
+
+
+def test_workspace_creates_lsp_documents_with_its_encoding():
+    ws = LspWorkspace(None, position_encoding=types.PositionEncodingKind.Utf8)
+    ws.put_text_document(types.TextDocumentItem(uri="file:///a.md", language_id="markdown", version=3, text="\u00e9\u2028x"))
+    doc = ws.get_text_document("file:///a.md")
+    assert isinstance(doc, LspTextDocument)
+    assert doc.version == 3
+    assert doc.lines == ("\u00e9\u2028x",)
+    assert doc.position_codec.encoding == types.PositionEncodingKind.Utf8
