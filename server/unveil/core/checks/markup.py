@@ -1,7 +1,748 @@
-"""Markdown/HTML hidden-content checks (STUB — owned by the markup work)."""
+"""Markdown/HTML hidden-content checks: text a model reads that the rendered view hides.
+
+Rules (metadata and examples in ``rules/hidden-content.toml``; techniques T13–T18 and T23 of
+``hiding-techniques.md``):
+
+* ``HID020`` HTML comments (block and inline) outside code, by content (instruction → error,
+  prose → warning with its token count, short → info); exact-match tooling pragmas are exempt.
+* ``HID021`` an unterminated ``<!--`` (the rest of the file disappears from the rendered view).
+* ``HID022`` reference definitions used as comments (``[//]: # (text)``), unused definitions with
+  a long title, footnote definitions nothing refers to (not rendered).
+* ``HID023`` HTML hidden from the reader: ``hidden``, CSS hiding, collapsed ``<details>``,
+  script/style/template/noscript text, processing instructions, declarations, CDATA.
+* ``HID024`` prose carried only in attributes (alt, title, aria-*, data-*) and in markdown image
+  alt text and link/image titles.
+* ``HID025`` fence info strings beyond the language word.
+* ``HID026`` character references that decode to invisible or format characters.
+
+Everything works from :class:`unveil.core.markdown.MarkdownLayer` (one CommonMark parse per
+analysis); nothing is found by running a regex over the whole file, so constructs inside code
+spans and fences (visible, literal text) never fire. Offsets are code points.
+"""
 
 from __future__ import annotations
 
+import html
+import os
+import re
+import unicodedata
+from html.parser import HTMLParser
+from typing import Iterable
 
-def check(ctx):
-    return []
+import regex
+
+from unveil.core import tokens as tokcount
+from unveil.core.findings import Edit, Finding, Fix, Severity
+from unveil.core.instruction import Verdict, classify
+from unveil.core.markdown import HtmlChunk
+
+PREVIEW = 120
+"""Characters of hidden text quoted in a message."""
+
+_SEV = {"instruction": Severity.ERROR, "prose": Severity.WARNING, "short": Severity.INFO}
+
+
+def check(ctx) -> Iterable[Finding]:
+    """All markup findings for ``ctx`` (a :class:`unveil.core.checks.Context`)."""
+    out: list[Finding] = []
+    out += _comments(ctx)
+    out += _references(ctx)
+    out += _html(ctx)
+    out += _markdown_attrs(ctx)
+    out += _fence_info(ctx)
+    out += _entities(ctx)
+    return out
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _preview(text: str, limit: int = PREVIEW) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _token_phrase(text: str) -> tuple[str, int | None]:
+    """``("N tokens", N)`` from the o200k counter, or ``("N words", None)`` while it is loading."""
+    try:
+        n = tokcount.count(text, wait=False)
+    except Exception:  # noqa: BLE001
+        n = None
+    if n is None:
+        w = len(text.split())
+        return f"{w} word{'s' if w != 1 else ''}", None
+    return f"{n} token{'s' if n != 1 else ''}", n
+
+
+def _signals(v: Verdict) -> str:
+    shown = [s for s in v.signals if s not in ("action", "maintainer")]
+    return f" [{', '.join(shown)}]" if shown else ""
+
+
+def _risky(v: Verdict) -> bool:
+    """An instruction with a strong signal, a command, a URL or a credential word: used where
+    plain directives are common in benign text (image alt text, captions)."""
+    return v.level == "instruction" and (
+        v.strong or any(x in v.signals for x in ("command", "url", "credential"))
+    )
+
+
+def _is_claude_md(path: str | None) -> bool:
+    return bool(path) and os.path.basename(path) in ("CLAUDE.md", "CLAUDE.local.md")
+
+
+def _whole_lines(doc, start: int, end: int) -> tuple[int, int] | None:
+    """If ``[start, end)`` is alone on its lines (only whitespace around it), the range of those
+    lines including the final line break; else ``None``."""
+    l0, l1 = doc.line_of(start), doc.line_of(end)
+    a = doc.line_starts[l0]
+    b = doc.line_span(l1)[1]
+    if doc.text[a:start].strip() or doc.text[end:b].strip():
+        return None
+    nxt = doc.line_starts[l1 + 1] if l1 + 1 < doc.line_count else b
+    return a, nxt
+
+
+def _remove_fix(doc, start: int, end: int, title: str) -> Fix:
+    lines = _whole_lines(doc, start, end)
+    a, b = lines if lines else (start, end)
+    return Fix(title=title, edits=(Edit(a, b, ""),), kind="remove-hidden")
+
+
+def _reveal_text(inner: str, block: bool) -> str:
+    lines = [ln.strip() for ln in inner.strip("\n").splitlines()]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    if not block:
+        return " ".join(ln for ln in lines if ln)
+    return "\n".join(f"> {ln}" if ln else ">" for ln in lines)
+
+
+# -- HID020 / HID021: comments ------------------------------------------------------------------
+
+_PRAGMAS = [
+    re.compile(p, re.I | re.S)
+    for p in (
+        r"markdownlint-(?:disable|enable|disable-next-line|disable-line|capture|restore|disable-file|enable-file)"
+        r"(?:\s+[A-Za-z0-9_/-]+)*",
+        r"markdownlint-configure-file\s*\{.*\}",
+        r"prettier-ignore(?:-start|-end)?",
+        r"toc|tocstop|/toc|toc:?\s*(?:start|end)|omit (?:in|from) toc",
+        r"(?:START|END) doctoc(?: generated TOC please keep comment here to allow auto update)?",
+        r"DON'T EDIT THIS SECTION, INSTEAD RE-RUN doctoc TO UPDATE",
+        r"vale (?:off|on)|vale [A-Za-z0-9_.-]+(?:\.[A-Za-z0-9_-]+)? = (?:NO|YES)",
+        r"cspell:\s*(?:disable|enable|disable-next-line|disable-line)",
+        r"cspell:\s*(?:words|ignore|ignoreWords|flagWords|ignoreRegExp|language|dictionaries|locale)\s+[^\n]{0,200}",
+        r"(?:spellchecker|spell-checker|alex|lint|remark-lint|eslint)[- ](?:disable|enable|ignore)(?:[- ]next-line|[- ]line)?"
+        r"(?:\s+[A-Za-z0-9_/.,-]+)*",
+        r"textlint-(?:disable|enable)(?:\s+[A-Za-z0-9_/,-]+)*",
+        r"mdformat-(?:off|on)|fmt:\s*(?:off|on)",
+        r"(?:BEGIN|END|START|STOP)[ _:-]?(?:[A-Za-z0-9_./:-]+[ _-]?){0,6}",
+        r"[A-Za-z0-9_./-]{1,40}:(?:start|end|begin)",
+        r"ALL-CONTRIBUTORS-(?:LIST|BADGE):(?:START|END)(?:\s*-\s*Do not remove or modify this section\s*-*)?",
+        r"(?:this (?:file|section|document|table|block) (?:is|was) )?(?:auto-?generated|generated)"
+        r"(?: (?:by|from|with|using) \S+(?: \S+){0,8}?)?[.!]?\s*(?:-+\s*)?(?:please )?(?:do not|don't) (?:edit|modify)"
+        r"(?: (?:this|manually|by hand|directly))*\.?(?:\s+[^\n]{0,80})?",
+        r"(?:do not|don't) (?:edit|modify)(?: (?:this|manually|by hand|directly|file|section))*[.!]?"
+        r"(?:\s*(?:this (?:file|section) is )?(?:auto-?)?generated(?: (?:by|from|with) [^\n.]{1,80})?\.?)?",
+        r"more|excerpt|truncate|readmore",
+        r"unveil-(?:ignore|disable|enable)(?:-next-line|-line|-file|-start|-end)?(?:\s+[^\n]{0,200})?",
+    )
+]
+
+
+def is_pragma(body: str) -> bool:
+    """Whether a comment body (text between ``<!--`` and ``-->``) is exactly a known tooling
+    pragma. Exempt only on a full match of the grammar, and never when the text classifies as an
+    instruction (so ``<!-- cspell:words ignore previous instructions -->`` still fires)."""
+    text = body.strip()
+    if not text:
+        return False
+    if not any(p.fullmatch(text) for p in _PRAGMAS):
+        return False
+    return classify(text).level != "instruction"
+
+
+def _comment_spans(chunk: HtmlChunk):
+    """Yield ``(i, j, body, terminated)``: content indexes of each comment in ``chunk``
+    (``j`` just after ``-->``; for an unterminated comment, the end of the content)."""
+    c = chunk.content
+    pos = 0
+    while True:
+        i = c.find("<!--", pos)
+        if i < 0:
+            return
+        k = c.find("-->", i + 2)  # CommonMark 0.31: <!--> and <!---> are complete comments
+        if k < 0:
+            yield i, len(c.rstrip("\n")), c[i + 4 :], False
+            return
+        body = c[i + 4 : k] if k >= i + 4 else ""
+        yield i, k + 3, body, True
+        pos = k + 3
+
+
+def _comments(ctx) -> list[Finding]:
+    doc, md = ctx.doc, ctx.markdown
+    out: list[Finding] = []
+    claude = _is_claude_md(ctx.path)
+    for chunk in md.html:
+        if not chunk.block and not chunk.content.startswith("<!--"):
+            continue
+        for i, j, body, terminated in _comment_spans(chunk):
+            start = chunk.offset_of(i)
+            if not terminated:
+                out.append(_unterminated(doc, start))
+                break
+            end = chunk.offset_of(j)
+            f = _comment_finding(doc, start, end, body, chunk.block, claude)
+            if f is not None:
+                out.append(f)
+    return out
+
+
+def _comment_finding(doc, start: int, end: int, body: str, block: bool, claude: bool) -> Finding | None:
+    text = body.strip()
+    if not text or is_pragma(text):
+        return None
+    v = classify(text)
+    sev = _SEV.get(v.level)
+    if sev is None:
+        return None
+    phrase, ntok = _token_phrase(text)
+    quoted = f"“{_preview(text)}”"
+    if v.level == "instruction":
+        msg = f"Hidden HTML comment tells the model: {quoted}{_signals(v)}"
+    elif v.level == "prose":
+        msg = f"Hidden HTML comment: {phrase} of prose the model reads but the rendered view hides: {quoted}"
+    else:
+        msg = f"HTML comment, hidden in the rendered view: {quoted}"
+    if claude and block:
+        msg += (
+            " (Claude Code ≥ 2.1.72 strips block-level comments from CLAUDE.md before injecting it;"
+            " other agents and the Read tool still see it)"
+        )
+    raw = doc.text[start:end]
+    inner = raw[4:-3] if raw.endswith("-->") and len(raw) >= 7 else body
+    fixes = (
+        Fix("Reveal comment as visible text", (Edit(start, end, _reveal_text(inner, block)),), kind="reveal-comment"),
+        _remove_fix(doc, start, end, "Remove comment"),
+    )
+    return Finding(
+        "HID020", sev, start, end, msg, hidden_text=text, fixes=fixes, tokens=ntok,
+        data={"verdict": v.level, "signals": list(v.signals), "block": block},
+    )
+
+
+def _unterminated(doc, start: int) -> Finding:
+    line = doc.line_of(start)
+    line_end = doc.line_span(line)[1]
+    close = doc.text.find("-->", start + 4)
+    hidden_end = len(doc.text) if close < 0 else close + 3
+    hidden = doc.text[start + 4 : hidden_end if close < 0 else close]
+    last_line = doc.line_of(max(start, hidden_end - 1))
+    n_lines = last_line - line + 1
+    phrase, ntok = _token_phrase(hidden)
+    where = "the rest of the file" if close < 0 else f"everything up to line {last_line + 1}"
+    msg = (
+        f"Unterminated HTML comment: <!-- hides {where} from rendered views "
+        f"({n_lines} line{'s' if n_lines != 1 else ''}, {phrase} the model still reads)"
+    )
+    v = classify(hidden)
+    if v.level == "instruction":
+        msg += f"; the hidden text tells the model: “{_preview(hidden)}”"
+    fixes = (Fix("Close the comment here", (Edit(line_end, line_end, " -->"),), kind="quickfix"),)
+    return Finding(
+        "HID021", Severity.ERROR, start, line_end, msg, hidden_text=hidden.strip(), fixes=fixes, tokens=ntok,
+        data={"verdict": v.level, "signals": list(v.signals), "hidden_end": hidden_end},
+    )
+
+
+# -- HID022: reference definitions and footnotes --------------------------------------------------
+
+_COMMENT_LABELS = {"//", "COMMENT", "_", "#", "NOTE", "TODO", "//:", "COMMENTS", "HIDDEN"}
+
+
+def _references(ctx) -> list[Finding]:
+    doc, md = ctx.doc, ctx.markdown
+    out: list[Finding] = []
+    refs = [(r, False) for r in md.references] + [(r, True) for r in md.paragraph_definitions]
+    for ref, in_paragraph in refs:
+        title = ref.title.strip()
+        idiom = bool(title) and (ref.href in ("", "#", "<>", "<#>") or ref.label.upper() in _COMMENT_LABELS)
+        if in_paragraph:
+            if not idiom:
+                continue
+            v = classify(title)
+            sev = _SEV.get(v.level)
+            if sev is None:
+                continue
+            lead = "tells the model" if v.level == "instruction" else "says"
+            msg = (
+                f"Comment-style reference definition inside a paragraph {lead}: “{_preview(title)}”"
+                f"{_signals(v) if v.level == 'instruction' else ''} (CommonMark shows this line as text because a"
+                " definition cannot interrupt a paragraph; renderers that accept it hide it, and it was written to be hidden)"
+            )
+        elif idiom:
+            v = classify(title)
+            sev = _SEV.get(v.level)
+            if sev is None:
+                continue
+            if v.level == "instruction":
+                msg = f"Reference definition used as a comment (renders to nothing) tells the model: “{_preview(title)}”{_signals(v)}"
+            else:
+                msg = f"Reference definition used as a comment, hidden in the rendered view: “{_preview(title)}”"
+        elif not ref.used and len(title) > 40:
+            v = classify(title)
+            sev = Severity.ERROR if v.level == "instruction" else Severity.WARNING
+            lead = "tells the model" if v.level == "instruction" else "carries text nobody sees"
+            msg = f"Unused reference definition [{ref.label.lower()}] (renders to nothing) {lead}: “{_preview(title)}”{_signals(v) if v.level == 'instruction' else ''}"
+        else:
+            continue
+        phrase, ntok = _token_phrase(title)
+        fixes = (
+            Fix("Reveal definition text as visible text", (Edit(ref.start, ref.end, _reveal_text(title, True)),), kind="reveal-comment"),
+            _remove_fix(doc, ref.start, ref.end, "Remove definition"),
+        )
+        out.append(
+            Finding("HID022", sev, ref.start, ref.end, msg, hidden_text=title, fixes=fixes, tokens=ntok,
+                    data={"verdict": v.level, "signals": list(v.signals), "label": ref.label})
+        )
+    for fn in md.footnotes:
+        if fn.used:
+            continue
+        raw = doc.text[fn.start : fn.end]
+        text = re.sub(r"^\s*\[\^[^\]]*\]:\s*", "", raw)
+        v = classify(text)
+        sev = _SEV.get(v.level)
+        if sev is None:
+            continue
+        lead = "tells the model" if v.level == "instruction" else "carries"
+        msg = f"Footnote [^{fn.label}] is never referenced, so it is not rendered; it {lead}: “{_preview(text)}”"
+        phrase, ntok = _token_phrase(text)
+        out.append(
+            Finding("HID022", sev, fn.start, fn.end, msg, hidden_text=text.strip(), tokens=ntok,
+                    fixes=(_remove_fix(doc, fn.start, fn.end, "Remove footnote"),),
+                    data={"verdict": v.level, "signals": list(v.signals), "footnote": fn.label})
+        )
+    return out
+
+
+# -- HID023 / HID024: raw HTML ------------------------------------------------------------------
+
+_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
+_NONDISPLAY = {"script", "style", "template", "noscript", "noembed", "noframes", "title", "iframe"}
+_FALLBACK = {"audio", "video", "object", "canvas"}
+_TEXT_ATTRS = {"alt", "title", "summary", "abbr", "label", "placeholder", "content"}
+_CSS_HIDDEN = [
+    (re.compile(r"display\s*:\s*none", re.I), "display:none"),
+    (re.compile(r"visibility\s*:\s*(?:hidden|collapse)", re.I), "visibility:hidden"),
+    (re.compile(r"(?<![\w-])opacity\s*:\s*0*(?:\.0+)?\s*(?:;|$|!)", re.I), "opacity:0"),
+    (re.compile(r"font-size\s*:\s*(?:0|[0-1](?:\.\d+)?px|2px|0?\.0\d*(?:em|rem))\b", re.I), "font-size:0"),
+    (re.compile(r"(?<![\w-])(?:max-)?(?:height|width)\s*:\s*0(?:px)?\s*(?:;|$|!)[^\"']*overflow\s*:\s*hidden|"
+                r"overflow\s*:\s*hidden[^\"']*(?<![\w-])(?:max-)?(?:height|width)\s*:\s*0(?:px)?\s*(?:;|$|!)", re.I), "zero size"),
+    (re.compile(r"(?<![\w-])color\s*:\s*(?:white|ghostwhite|snow|transparent|#f{3}(?:f{3})?\b|#f{8}\b|"
+                r"rgba?\(\s*255\s*,\s*255\s*,\s*255\s*(?:,\s*[\d.]+\s*)?\)|rgba\([^)]*,\s*0(?:\.0+)?\s*\))", re.I), "invisible colour"),
+    (re.compile(r"clip(?:-path)?\s*:\s*(?:rect\(\s*0|inset\(\s*50%|circle\(\s*0)", re.I), "clip"),
+    (re.compile(r"(?:left|top|right|text-indent)\s*:\s*-\d{3,}", re.I), "off-screen"),
+]
+_INVISIBLE_COLOR = re.compile(r"^\s*(?:white|ghostwhite|snow|transparent|#f{3}(?:f{3})?|#f{8})\s*$", re.I)
+
+
+def hidden_reason(tag: str, attrs: dict[str, str | None]) -> str | None:
+    """Why an element with ``attrs`` is hidden from the reader, or ``None``."""
+    if "hidden" in attrs and not (tag == "input"):
+        return "hidden attribute"
+    if attrs.get("aria-hidden", "").strip().lower() == "true" and tag not in ("svg", "img", "i", "span"):
+        pass  # screen-reader only: still visible on screen
+    style = attrs.get("style") or ""
+    for rx, name in _CSS_HIDDEN:
+        if rx.search(style):
+            return f"style {name}"
+    if tag == "font" and _INVISIBLE_COLOR.match(attrs.get("color") or ""):
+        return "invisible font colour"
+    return None
+
+
+class _Events(HTMLParser):
+    """Start/end tags with content indexes (comments, PIs and declarations are handled apart)."""
+
+    def __init__(self, content: str):
+        super().__init__(convert_charrefs=False)
+        self.content = content
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", content)]
+        self.events: list[tuple] = []
+
+    def _index(self) -> int:
+        line, col = self.getpos()
+        return self._line_starts[min(line - 1, len(self._line_starts) - 1)] + col
+
+    def handle_starttag(self, tag, attrs):
+        i = self._index()
+        raw = self.get_starttag_text() or ""
+        self.events.append(("start", tag, attrs, i, i + len(raw), raw))
+
+    def handle_startendtag(self, tag, attrs):
+        i = self._index()
+        raw = self.get_starttag_text() or ""
+        self.events.append(("startend", tag, attrs, i, i + len(raw), raw))
+
+    def handle_endtag(self, tag):
+        i = self._index()
+        j = self.content.find(">", i)
+        self.events.append(("end", tag, None, i, (j + 1) if j >= 0 else len(self.content), ""))
+
+
+class _Text(HTMLParser):
+    """Visible-ish text of an HTML/markdown fragment: data outside comments, tags dropped."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+
+    def handle_data(self, data):
+        self.parts.append(data)
+
+
+def html_text(fragment: str) -> str:
+    """The text content of ``fragment`` (tags and comments dropped, entities decoded)."""
+    p = _Text()
+    try:
+        p.feed(fragment)
+        p.close()
+    except Exception:  # noqa: BLE001
+        return re.sub(r"<[^>]*>", " ", fragment)
+    return "".join(p.parts)
+
+
+def _mask_comments(content: str) -> str:
+    """``content`` with comment text replaced by spaces (same length)."""
+    def blank(m):
+        return re.sub(r"[^\n]", " ", m.group(0))
+    return re.sub(r"<!--.*?(?:-->|$)", blank, content, flags=re.S)
+
+
+def _events(chunk: HtmlChunk) -> list[tuple]:
+    masked = _mask_comments(chunk.content)
+    p = _Events(masked)
+    try:
+        p.feed(masked)
+    except Exception:  # noqa: BLE001
+        pass
+    return p.events
+
+
+def _html(ctx) -> list[Finding]:
+    doc, md = ctx.doc, ctx.markdown
+    out: list[Finding] = []
+    stack: list[dict] = []
+    for chunk in md.html:
+        for kind, tag, attrs, i, j, raw in _events(chunk):
+            a, b = chunk.offset_of(i), chunk.offset_of(j)
+            if kind in ("start", "startend"):
+                amap = {k.lower(): (v if v is not None else "") for k, v in attrs}
+                out += _attr_findings(doc, tag, amap, a, b, raw)
+                if kind == "startend" or tag in _VOID:
+                    continue
+                stack.append({"tag": tag, "attrs": amap, "start": a, "open_end": b, "summary_end": None,
+                              "reason": hidden_reason(tag, amap)})
+            elif kind == "end":
+                if tag == "summary":
+                    for e in reversed(stack):
+                        if e["tag"] == "details":
+                            e["summary_end"] = b
+                            break
+                idx = next((n for n in range(len(stack) - 1, -1, -1) if stack[n]["tag"] == tag), None)
+                if idx is None:
+                    continue
+                for e in stack[idx + 1 :]:
+                    f = _container(doc, e, a)
+                    if f:
+                        out.append(f)
+                e = stack[idx]
+                del stack[idx:]
+                f = _container(doc, e, a)
+                if f:
+                    out.append(f)
+        out += _pi_decl_cdata(doc, chunk)
+    for e in stack:  # never closed: the browser hides to the end of the document
+        f = _container(doc, e, len(doc.text))
+        if f:
+            out.append(f)
+    return out
+
+
+def _container(doc, e: dict, close_start: int) -> Finding | None:
+    tag, start, open_end = e["tag"], e["start"], e["open_end"]
+    region = doc.text[open_end:close_start]
+    if tag == "details" and "open" not in e["attrs"]:
+        body_from = e["summary_end"] if e["summary_end"] is not None else open_end
+        body = html_text(doc.text[body_from:close_start]).strip()
+        if not body:
+            return None
+        v = classify(body)
+        if v.level == "instruction" and v.strong:
+            sev = Severity.ERROR
+        elif v.level == "instruction":
+            sev = Severity.WARNING
+        else:
+            sev = Severity.INFO
+        phrase, ntok = _token_phrase(body)
+        lead = "tells the model" if v.level == "instruction" else "holds"
+        msg = f"Collapsed <details> ({phrase} hidden until expanded) {lead}: “{_preview(body)}”"
+        if v.level == "instruction":
+            msg += _signals(v)
+        return Finding("HID023", sev, start, open_end, msg, hidden_text=body, tokens=ntok,
+                       data={"verdict": v.level, "signals": list(v.signals), "reason": "details"})
+    reason = e["reason"]
+    if reason is None and tag in _NONDISPLAY:
+        reason = f"<{tag}> content is not displayed"
+    elif reason is None and tag in _FALLBACK:
+        reason = f"<{tag}> fallback text is not displayed"
+    if reason is None:
+        return None
+    text = region if tag in ("script", "style") else html_text(region)
+    text = text.strip()
+    if not text:
+        return None
+    v = classify(text)
+    if tag in _NONDISPLAY and e["reason"] is None:
+        sev = Severity.ERROR if v.level == "instruction" else Severity.WARNING
+    else:
+        sev = _SEV[v.level] if v.level in _SEV else Severity.INFO
+    phrase, ntok = _token_phrase(text)
+    lead = "tells the model" if v.level == "instruction" else "hides"
+    msg = f"Hidden HTML <{tag}> ({reason}) {lead}: “{_preview(text)}”"
+    if v.level == "instruction":
+        msg += _signals(v)
+    else:
+        msg += f" ({phrase})"
+    end = min(len(doc.text), close_start)
+    close_end = doc.text.find(">", close_start)
+    if close_end >= 0 and doc.text.startswith("</", close_start):
+        end = close_end + 1
+    return Finding("HID023", sev, start, open_end, msg, hidden_text=text, tokens=ntok,
+                   fixes=(_remove_fix(doc, start, end, f"Remove hidden <{tag}> element"),),
+                   data={"verdict": v.level, "signals": list(v.signals), "reason": reason, "end": end})
+
+
+_ATTR_VALUE = re.compile(r"""\s([^\s=/>"']+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
+
+
+def _prose_value(value: str) -> bool:
+    words = value.split()
+    return len(words) >= 6 or (len(value) >= 40 and len(words) >= 2)
+
+
+def _attr_findings(doc, tag: str, amap: dict, a: int, b: int, raw: str) -> list[Finding]:
+    out = []
+    spans = {}
+    for m in _ATTR_VALUE.finditer(raw):
+        g = 2 if m.group(2) is not None else 3 if m.group(3) is not None else 4
+        spans.setdefault(m.group(1).lower(), (m.start(g), m.end(g)))
+    for name, value in amap.items():
+        if not (name in _TEXT_ATTRS or name.startswith("aria-") or name.startswith("data-")):
+            continue
+        if name in ("aria-hidden", "aria-expanded", "aria-controls", "aria-labelledby", "aria-describedby"):
+            continue
+        value = html.unescape(value or "").strip()
+        if not value:
+            continue
+        v = classify(value)
+        if _risky(v):
+            sev = Severity.ERROR
+        elif v.level == "instruction":
+            sev = Severity.WARNING
+        elif _prose_value(value):
+            sev = Severity.INFO
+        else:
+            continue
+        s, e = (a + spans[name][0], a + spans[name][1]) if name in spans else (a, b)
+        phrase, ntok = _token_phrase(value)
+        lead = "tells the model" if v.level == "instruction" else "carries text the page does not show"
+        msg = f"HTML {name}= attribute on <{tag}> {lead}: “{_preview(value)}”"
+        if v.level == "instruction":
+            msg += _signals(v)
+        out.append(Finding("HID024", sev, s, e, msg, hidden_text=value, tokens=ntok,
+                           data={"verdict": v.level, "signals": list(v.signals), "attribute": name}))
+    return out
+
+
+_PI = re.compile(r"<\?(.*?)(?:\?>|$)", re.S)
+_CDATA = re.compile(r"<!\[CDATA\[(.*?)(?:\]\]>|$)", re.S)
+_DECL = re.compile(r"<!([A-Za-z][^>]*)>?")
+
+
+def _pi_decl_cdata(doc, chunk: HtmlChunk) -> list[Finding]:
+    out = []
+    masked = _mask_comments(chunk.content)
+    for rx, what in ((_PI, "processing instruction <?…?>"), (_CDATA, "CDATA section"), (_DECL, "declaration <!…>")):
+        for m in rx.finditer(masked):
+            body = m.group(1).strip()
+            if what.startswith("decl") and m.group(0).startswith("<![CDATA["):
+                continue
+            if not body:
+                continue
+            v = classify(body)
+            sev = Severity.ERROR if v.level in ("instruction", "prose") else Severity.INFO
+            a, b = chunk.offset_of(m.start()), chunk.offset_of(m.end())
+            lead = "tells the model" if v.level == "instruction" else "hides"
+            msg = f"HTML {what} renders to nothing; it {lead}: “{_preview(body)}”"
+            if v.level == "instruction":
+                msg += _signals(v)
+            phrase, ntok = _token_phrase(body)
+            out.append(Finding("HID023", sev, a, b, msg, hidden_text=body, tokens=ntok,
+                               fixes=(_remove_fix(doc, a, b, "Remove hidden markup"),),
+                               data={"verdict": v.level, "signals": list(v.signals), "reason": what}))
+    return out
+
+
+# -- HID024: markdown image alt / link titles -----------------------------------------------------
+
+
+def _markdown_attrs(ctx) -> list[Finding]:
+    out = []
+    for lk in ctx.markdown.links:
+        if lk.start < 0:
+            continue
+        items = []
+        if lk.kind == "image" and lk.text.strip():
+            items.append(("image alt text (shown only if the image fails to load)", lk.text.strip()))
+        if lk.title.strip():
+            items.append((f"{lk.kind} title (shown only as a tooltip)", lk.title.strip()))
+        for what, value in items:
+            v = classify(value)
+            if _risky(v):
+                sev = Severity.ERROR
+            elif v.level == "instruction":
+                sev = Severity.WARNING
+            elif _prose_value(value):
+                sev = Severity.INFO
+            else:
+                continue
+            lead = "tells the model" if v.level == "instruction" else "carries"
+            msg = f"Markdown {what} {lead}: “{_preview(value)}”"
+            if v.level == "instruction":
+                msg += _signals(v)
+            phrase, ntok = _token_phrase(value)
+            out.append(Finding("HID024", sev, lk.start, lk.end, msg, hidden_text=value, tokens=ntok,
+                               data={"verdict": v.level, "signals": list(v.signals)}))
+    return out
+
+
+# -- HID025: fence info strings -------------------------------------------------------------------
+
+_ATTRS_ONLY = re.compile(
+    r"""\{[^{}]*\}|[\w:.@-]+\s*=\s*(?:"[^"]*"|'[^']*'|\S+)|[.#][\w-]+|\d+(?:[-,]\d+)*|\[[^\]]*\]"""
+)
+
+
+def _fence_info(ctx) -> list[Finding]:
+    doc = ctx.doc
+    out = []
+    for fence in ctx.markdown.fences:
+        span = fence.rest_span
+        if span is None:
+            continue
+        rest = doc.text[span.start : span.end].strip()
+        if not rest:
+            continue
+        v = classify(rest)
+        leftover = _ATTRS_ONLY.sub(" ", rest).strip()
+        short = len(rest.split()) <= 3 and len(rest) <= 40
+        if v.level == "instruction" and (v.strong or "command" in v.signals or not short):
+            sev = Severity.ERROR
+        elif not leftover or short:
+            continue
+        elif v.level == "instruction":
+            sev = Severity.ERROR
+        else:
+            sev = Severity.WARNING
+        phrase, ntok = _token_phrase(rest)
+        lead = "tells the model" if v.level == "instruction" else "hides"
+        msg = (f"Code-fence info string after “{fence.lang}” is not rendered; it {lead}: “{_preview(rest)}”")
+        if v.level == "instruction":
+            msg += _signals(v)
+        else:
+            msg += f" ({phrase})"
+        lang_only = Edit(span.start, span.end, "")
+        start = span.start
+        # also remove the whitespace between the language word and the hidden part
+        while start > 0 and doc.text[start - 1] in " \t":
+            start -= 1
+        out.append(Finding("HID025", sev, span.start, span.end, msg, hidden_text=rest, tokens=ntok,
+                           fixes=(Fix("Keep only the language word", (Edit(start, lang_only.end, ""),), kind="remove-hidden"),),
+                           data={"verdict": v.level, "signals": list(v.signals)}))
+    return out
+
+
+# -- HID026: entities producing invisible characters ----------------------------------------------
+
+_INVISIBLE = regex.compile(r"[\p{DI}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}\u2800\u3164\uFFFC\u115F\u1160]|[^\P{Cc}\t\n\r]")
+_ENTITY = re.compile(r"&(?:#[xX][0-9a-fA-F]{1,8}|#[0-9]{1,9}|[A-Za-z][A-Za-z0-9]{1,31});")
+_BIDI_STRONG = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
+
+
+def _cp_name(ch: str) -> str:
+    cp = ord(ch)
+    if 0xE0020 <= cp <= 0xE007E:
+        return f"U+{cp:04X} TAG {chr(cp - 0xE0000)!r}"
+    try:
+        return f"U+{cp:04X} {unicodedata.name(ch)}"
+    except ValueError:
+        return f"U+{cp:04X}"
+
+
+def _entities(ctx) -> list[Finding]:
+    doc, md = ctx.doc, ctx.markdown
+    hits = [(e.start, e.end, e.raw, e.decoded) for e in md.entities]
+    for chunk in md.html:
+        if not chunk.block:
+            continue
+        masked = _mask_comments(chunk.content)
+        for m in _ENTITY.finditer(masked):
+            dec = html.unescape(m.group(0))
+            if dec != m.group(0):
+                hits.append((chunk.offset_of(m.start()), chunk.offset_of(m.end()), m.group(0), dec))
+    hits = [h for h in hits if h[3] and _INVISIBLE.search(h[3])]
+    hits.sort()
+    runs: list[list[tuple]] = []
+    for h in hits:
+        if runs and runs[-1][-1][1] == h[0]:
+            runs[-1].append(h)
+        else:
+            runs.append([h])
+    out = []
+    for run in runs:
+        start, end = run[0][0], run[-1][1]
+        decoded = "".join(h[3] for h in run)
+        cps = [ord(c) for c in decoded]
+        tags = [c for c in cps if 0xE0000 <= c <= 0xE007F]
+        if tags or len(run) >= 3 or any(c in _BIDI_STRONG for c in cps):
+            sev = Severity.ERROR
+        elif all(c == 0xAD for c in cps) and _between_letters(doc, start, end):
+            sev = Severity.INFO
+        else:
+            sev = Severity.WARNING
+        names = []
+        for c in decoded:
+            n = _cp_name(c)
+            if n not in names:
+                names.append(n)
+        raw = "".join(h[2] for h in run)
+        desc = ", ".join(names[:6]) + (", …" if len(names) > 6 else "")
+        msg = f"HTML character reference{'s' if len(run) > 1 else ''} {_preview(raw, 60)} produce{'' if len(run) > 1 else 's'} invisible character{'s' if len(cps) > 1 else ''}: {desc}"
+        if tags:
+            ascii_ = "".join(chr(c - 0xE0000) for c in tags if 0xE0020 <= c <= 0xE007E)
+            msg += f"; tag characters spell “{_preview(ascii_)}”"
+        out.append(Finding("HID026", sev, start, end, msg, hidden_text=decoded,
+                           fixes=(Fix("Remove invisible character references", (Edit(start, end, ""),), kind="remove-invisible"),),
+                           data={"codepoints": cps}))
+    return out
+
+
+def _between_letters(doc, start: int, end: int) -> bool:
+    before = doc.text[start - 1] if start > 0 else ""
+    after = doc.text[end] if end < len(doc.text) else ""
+    return before.isalpha() and after.isalpha()

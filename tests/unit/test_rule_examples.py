@@ -1,0 +1,30 @@
+"""Every rule's documented examples (rules/*.toml): each bad example fires that rule at its line,
+each good example does not fire it, and every rule has at least one of each."""
+
+from __future__ import annotations
+
+import pytest
+
+from unveil.core.analyze import analyze
+from unveil.core.rules import bundled_rules
+
+RULES = list(bundled_rules())
+
+
+def test_rule_files_load_without_errors():
+    assert bundled_rules().errors == []
+    assert len(RULES) > 0
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.id for r in RULES])
+def test_rule_examples(rule):
+    assert rule.bad, f"{rule.id} has no bad example"
+    assert rule.good, f"{rule.id} has no good example"
+    for n, ex in enumerate(rule.bad):
+        result = analyze(ex.text, ex.path, count_tokens=False)
+        lines = sorted(result.doc.position(f.start).line + 1 for f in result.findings if f.rule == rule.id)
+        assert ex.line in lines, f"{rule.id} bad[{n}]: expected a finding at line {ex.line}, got lines {lines}"
+    for n, ex in enumerate(rule.good):
+        result = analyze(ex.text, ex.path, count_tokens=False)
+        hits = [(result.doc.position(f.start).line + 1, f.message) for f in result.findings if f.rule == rule.id]
+        assert hits == [], f"{rule.id} good[{n}] fired: {hits}"
