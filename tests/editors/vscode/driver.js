@@ -1,0 +1,189 @@
+// Drive code-server (real VS Code workbench) in Debian's chromium with playwright-core.
+//
+//   node driver.js ui       URL   # UI checks on the installed .vsix; screenshots in $ARTIFACTS
+//   node driver.js exthost  URL   # extension-host tests (exthost/index.js) via the workbench payload
+//
+// Env: UNVEIL_E2E_EXPECT (JSON from expect.py), ARTIFACTS (screenshot folder), EXT_DEV (the
+// extension folder, exthost mode), CHROMIUM (default /usr/bin/chromium). Prints one PASS/FAIL
+// line per check and exits 1 when any fails. Recipes: editor-testing.md §4.5 and §4.6.
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { chromium } = require('playwright-core');
+
+const [mode, base] = process.argv.slice(2);
+const EXPECT = JSON.parse(process.env.UNVEIL_E2E_EXPECT || '{}');
+const ARTIFACTS = process.env.ARTIFACTS || path.join(__dirname, 'artifacts');
+fs.mkdirSync(ARTIFACTS, { recursive: true });
+const results = [];
+
+function record(name, ok, detail) {
+  results.push({ name, ok });
+  console.log(`${ok ? 'PASS' : 'FAIL'} ${mode}: ${name}${detail ? ` — ${detail}` : ''}`);
+}
+
+async function check(name, fn) {
+  try {
+    const detail = await fn();
+    record(name, true, detail);
+  } catch (err) {
+    record(name, false, String(err && err.message ? err.message : err).split('\n')[0]);
+  }
+}
+
+async function launch() {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'chromium-profile-'));
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1400, height: 850 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--disable-features=LocalNetworkAccessChecks,BlockInsecurePrivateNetworkRequests'],
+  });
+  return { ctx, profile };
+}
+
+async function openFile(page, name, folderHint) {
+  await page.keyboard.press('Escape');
+  await page.locator('.monaco-workbench').click({ position: { x: 700, y: 400 } }).catch(() => undefined);
+  await page.keyboard.press('Control+P');
+  await page.waitForSelector('.quick-input-widget input', { timeout: 15000 });
+  await page.keyboard.type(folderHint ? `${folderHint}/${name}` : name);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
+  await row.waitFor({ timeout: 15000 });
+  await row.click();
+  await page.waitForSelector(`.tab.active:has-text("${name}")`, { timeout: 15000 });
+}
+
+async function ui(page) {
+  const bad = EXPECT.malicious;
+  const good = EXPECT.benign;
+  await page.goto(`${base}/?folder=${encodeURIComponent(EXPECT.work)}`);
+  await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+  await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: 60000 });
+
+  await openFile(page, bad.name, 'testing-guidelines');
+  const editor = page.locator('.editor-instance .monaco-editor').first();
+  await check('error squiggle on the hidden instruction', async () => {
+    await editor.locator('.squiggly-error').first().waitFor({ timeout: 60000 });
+  });
+  await check('inlay hint with the token counts', async () => {
+    const want = bad.hints[0];
+    await page.waitForFunction((w) => {
+      const el = document.querySelector('.editor-instance .monaco-editor .view-lines');
+      return !!el && el.textContent.replace(/\u00a0/g, ' ').includes(w);
+    }, want, { timeout: 30000 });
+    return want;
+  });
+  await check('status bar text', async () => {
+    const total = (bad.session + good.session).toLocaleString('en-US');
+    const want = `unveil ${bad.grade} · ${bad.session.toLocaleString('en-US')} tok/session · workspace ${total}`;
+    const item = page.locator('.statusbar-item', { hasText: 'tok/session' }).first();
+    await page.waitForFunction((w) => [...document.querySelectorAll('.statusbar-item')]
+      .some((e) => e.textContent.replace(/\s+/g, ' ').includes(w)), want, { timeout: 30000 });
+    return (await item.textContent()).trim();
+  });
+  await page.screenshot({ path: path.join(ARTIFACTS, '1-editor-squiggle-inlay-status.png') });
+
+  await check('hover reveals the decoded instruction', async () => {
+    await editor.locator('.squiggly-error').first().hover({ force: true });
+    await editor.locator('.squiggly-error').first().click({ force: true });
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+I');
+    const hover = page.locator('.monaco-hover', { hasText: 'HID001' }).first();
+    await hover.waitFor({ timeout: 15000 });
+    const text = await hover.textContent();
+    if (!text.includes('open -a Calculator')) throw new Error(`hover text: ${text.slice(0, 200)}`);
+    return text.slice(0, 60).replace(/\s+/g, ' ');
+  });
+  await page.screenshot({ path: path.join(ARTIFACTS, '2-hover.png') });
+  await page.keyboard.press('Escape');
+
+  await check('Problems panel lists the findings', async () => {
+    await page.keyboard.press('Control+Shift+M');
+    const panel = page.locator('.markers-panel');
+    await panel.waitFor({ timeout: 15000 });
+    for (const f of bad.findings) {
+      await panel.locator('.monaco-list-row', { hasText: f.rule }).first().waitFor({ timeout: 15000 });
+    }
+    const rows = await panel.locator('.monaco-list-row').allTextContents();
+    return rows.filter((r) => /HID|AGY/.test(r)).map((r) => r.replace(/\s+/g, ' ').slice(0, 80)).join(' | ');
+  });
+  await page.screenshot({ path: path.join(ARTIFACTS, '3-problems.png') });
+
+  await check('quick fix removes the hidden characters', async () => {
+    const hid = bad.findings.find((f) => f.rule === 'HID001');
+    await editor.locator('.squiggly-error').first().click({ force: true });
+    await page.keyboard.press('Control+.');
+    const item = page.locator('.action-widget .monaco-list-row', { hasText: hid.fixes[0] }).first();
+    await item.waitFor({ timeout: 15000 });
+    await page.screenshot({ path: path.join(ARTIFACTS, '4-quick-fix-menu.png') });
+    // The preferred fix is focused; Enter applies it (a mouse click races the menu's layout).
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => !document.querySelector('.editor-instance .monaco-editor .squiggly-error'), null, { timeout: 30000 });
+    await page.locator('.markers-panel .monaco-list-row', { hasText: 'HID001' }).first().waitFor({ state: 'detached', timeout: 15000 });
+  });
+  await page.screenshot({ path: path.join(ARTIFACTS, '5-after-quick-fix.png') });
+
+  await check('benign CLAUDE.md: no error, token hint', async () => {
+    await openFile(page, good.name);
+    await page.waitForFunction((w) => {
+      const el = document.querySelector('.editor-instance .monaco-editor .view-lines');
+      return !!el && el.textContent.replace(/\u00a0/g, ' ').includes(w);
+    }, good.hints[0], { timeout: 30000 });
+    if (await page.locator('.editor-instance .monaco-editor .squiggly-error').count()) throw new Error('error squiggle on a benign file');
+    return good.hints[0];
+  });
+  await page.screenshot({ path: path.join(ARTIFACTS, '6-benign.png') });
+}
+
+async function exthost(page) {
+  const u = new URL(base);
+  const remote = (p) => `vscode-remote://${u.host}${p}`;
+  const payload = [
+    ['extensionDevelopmentPath', remote(process.env.EXT_DEV)],
+    ['extensionTestsPath', remote(path.join(__dirname, 'exthost', 'index.js'))],
+    ['skipWelcome', 'true'],
+  ];
+  let resolveExit;
+  const exited = new Promise((r) => { resolveExit = r; });
+  await page.exposeFunction('codeAutomationExit', (code) => resolveExit(code));
+  await page.exposeFunction('codeAutomationLog', (type, args) => {
+    for (const a of args || []) {
+      const s = typeof a === 'string' ? a : JSON.stringify(a);
+      if (/^(PASS|FAIL) exthost|^exthost:|Error/.test(s)) console.log(s);
+    }
+  });
+  // A built workbench honours the payload only with enableSmokeTestDriver (VS Code >= 1.10x).
+  await page.route((url) => new URL(url).pathname === '/', async (route) => {
+    const resp = await route.fetch();
+    const body = (await resp.text()).replace('&quot;developmentOptions&quot;:{',
+      '&quot;developmentOptions&quot;:{&quot;enableSmokeTestDriver&quot;:true,');
+    await route.fulfill({ response: resp, body });
+  });
+  await page.goto(`${base}/?folder=${encodeURIComponent(EXPECT.work)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
+  const timeout = new Promise((r) => setTimeout(() => r('timeout'), 180000));
+  const code = await Promise.race([exited, timeout]);
+  await page.screenshot({ path: path.join(ARTIFACTS, '7-extension-development-host.png') }).catch(() => undefined);
+  record('extension-host tests exit code', code === 0, `exit ${code}`);
+}
+
+(async () => {
+  const { ctx, profile } = await launch();
+  const page = ctx.pages()[0] || await ctx.newPage();
+  try {
+    if (mode === 'ui') await ui(page);
+    else if (mode === 'exthost') await exthost(page);
+    else throw new Error(`unknown mode ${mode}`);
+  } catch (err) {
+    record('driver', false, err && err.stack ? err.stack : String(err));
+    await page.screenshot({ path: path.join(ARTIFACTS, `failure-${mode}.png`) }).catch(() => undefined);
+  } finally {
+    await ctx.close().catch(() => undefined);
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+  const failed = results.filter((r) => !r.ok).length;
+  console.log(`${mode}: ${results.length - failed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+})();
