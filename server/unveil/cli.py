@@ -392,6 +392,14 @@ def cmd_cost(args: argparse.Namespace) -> int:
     total_session = sum(rep.session for _, rep, _ in files if rep is not None)
     total_invoke = sum(rep.invoke for _, rep, _ in files if rep is not None)
     total_rows = _sum_rows([rows for _, _, rows in files if rows])
+    from unveil.core import workspace as ws
+
+    summary = ws.summarize(
+        [ws.file_entry(r.analysis, r.path, Path(r.analysis.path).absolute().as_uri() if r.analysis.path else "")
+         for r in results],
+        Path.cwd().absolute().as_uri(), settings,
+    )
+    folder_given = any(Path(p).is_dir() for p in args.paths)
     if args.format == "json":
         def row_dict(row) -> dict:
             return {
@@ -425,11 +433,20 @@ def cmd_cost(args: argparse.Namespace) -> int:
                 "tokens": {"session": total_session, "invoke": total_invoke},
                 "prices": [row_dict(t) for t in total_rows],
             },
+            "workspace": summary.to_dict(),
         }
         from unveil.reporters.common import no_lone_surrogates
 
         text = json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n"
         text = no_lone_surrogates(text)
+    elif folder_given and files:
+        lines = ws.format_table(summary)
+        total_rows = _sum_rows([rows for r, _, rows in files if rows and r.analysis.kind != ws.UNKNOWN_KIND])
+        if total_rows:
+            lines.append("")
+            lines.append(f"Price of the {summary.total.files:,} agent files (every session / once invoked):")
+            lines.extend(_price_table(total_rows))
+        text = "\n".join(lines).rstrip("\n") + "\n"
     else:
         lines: list[str] = []
         for r, rep, rows in files:

@@ -10,7 +10,7 @@ import logging
 import traceback
 from dataclasses import dataclass, field, replace
 
-from unveil.core import cost, grade as grading, kinds, markdown, tokens
+from unveil.core import cost, frontmatter, grade as grading, kinds, markdown, tokens
 from unveil.core.checks import Context, all_checks
 from unveil.core.config import DEFAULT_SETTINGS, Settings
 from unveil.core.document import Document
@@ -67,17 +67,20 @@ def analyze(
     *,
     rules: RuleSet | None = None,
     count_tokens: bool = True,
+    reader=None,
 ) -> Analysis:
     """Analyse ``text`` (the file at ``path``, if known; it selects the file kind).
 
     ``count_tokens=False`` skips the token report when the tokenizer is not loaded yet instead
-    of waiting for it. Never raises for any input text: a failing check is logged and reported
+    of waiting for it. ``reader(path) -> str | None`` reads files that CLAUDE.md / GEMINI.md
+    ``@imports`` name (default: the file system, :func:`unveil.core.imports.disk_reader`). Never raises for any input text: a failing check is logged and reported
     as an ``UNV001`` error finding so nothing is left unscanned silently.
     """
     doc = Document(text)
     md = markdown.parse(doc)
-    kind = kinds.detect_kind(path, None)
-    ctx = Context(doc=doc, markdown=md, kind=kind, settings=settings, path=path)
+    kind = kinds.detect_kind(path, frontmatter.parse(text).mapping)
+    ctx = Context(doc=doc, markdown=md, kind=kind, settings=settings, path=path,
+                  imports=_resolve_imports(text, path, kind, md, reader))
     found: list[Finding] = []
     for check in all_checks():
         try:
@@ -97,6 +100,7 @@ def analyze(
             )
     findings = _apply_metadata(found, rules or bundled_rules(), settings)
     result = Analysis(doc=doc, path=path, kind=kind, markdown=md, findings=findings, settings=settings)
+    result.extra["imports"] = ctx.imports
     result.grade = grading.grade(findings)
     if count_tokens or tokens.ready():
         result = with_tokens(result)
@@ -105,6 +109,27 @@ def analyze(
 
 def with_tokens(result: Analysis) -> Analysis:
     """Fill in the token report (waits for the tokenizer if it is still loading)."""
-    ctx = Context(doc=result.doc, markdown=result.markdown, kind=result.kind, settings=result.settings, path=result.path)
+    ctx = Context(doc=result.doc, markdown=result.markdown, kind=result.kind, settings=result.settings, path=result.path,
+                  imports=result.extra.get("imports"))
     result.tokens = cost.token_report(ctx)
+    # Tokens of each hidden span, so hover can say what a hidden instruction costs.
+    text = result.doc.text
+    result.findings = [
+        f if f.hidden_text is None or f.tokens is not None else replace(f, tokens=tokens.count(text[f.start : f.end]))
+        for f in result.findings
+    ]
     return result
+
+
+def _resolve_imports(text, path, kind, md, reader):
+    """The :class:`~unveil.core.imports.ImportTree` of a CLAUDE.md / GEMINI.md file, else ``None``."""
+    from unveil.core import imports
+
+    if kind not in imports.IMPORT_HOSTS or not path:
+        return None
+    try:
+        return imports.resolve(text, path, kind, reader or imports.disk_reader(), in_code=md.in_code,
+                               skip_before=md.body_start)
+    except Exception as exc:  # noqa: BLE001 - imports never stop an analysis
+        log.error("import resolution failed on %s: %s", path, exc)
+        return None

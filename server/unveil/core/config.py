@@ -26,6 +26,12 @@ class Settings:
     * ``models`` — models shown in hover and the CLI, by id or display name (empty: defaults).
     * ``inlay_hints`` — emit token inlay hints; ``debounce_ms`` — extra delay before analysing
       (0: latest-wins without a fixed delay).
+    * ``budgets`` — token budget name → threshold overriding
+      :data:`unveil.core.checks.limits.DEFAULT_BUDGETS` (``sessionTokens``, ``listingTokens``,
+      ``skillBodyTokens``, ``claudeMdLines``, ``workspaceSessionTokens``; 0 disables one).
+    * ``claude_ratio`` — Claude tokens per o200k token for the "≈ Claude" estimate (``None``:
+      the price table's ratio, see :func:`unveil.core.cost.claude_ratio`).
+    * ``workspace_scan`` — the language server scans the workspace for agent files on start.
     """
 
     select: frozenset[str] = frozenset()
@@ -36,6 +42,9 @@ class Settings:
     models: tuple[str, ...] = ()
     inlay_hints: bool = True
     debounce_ms: int = 0
+    budgets: Mapping[str, int] = field(default_factory=dict)
+    claude_ratio: float | None = None
+    workspace_scan: bool = True
     problems: tuple[str, ...] = ()
 
     def rule_enabled(self, rule_id: str, category: str) -> bool:
@@ -127,6 +136,32 @@ class Settings:
                 changes["debounce_ms"] = max(0, int(data["debounceMs"]))
             except (TypeError, ValueError):
                 problems.append("setting 'debounceMs' must be a number of milliseconds")
+        if "budgets" in data and data["budgets"] is not None:
+            raw = data["budgets"]
+            if isinstance(raw, Mapping):
+                budgets = dict(self.budgets)
+                for name, value in raw.items():
+                    try:
+                        budgets[str(name)] = max(0, int(value))
+                    except (TypeError, ValueError):
+                        problems.append(f"setting budgets.{name}: {value!r} is not a whole number")
+                changes["budgets"] = budgets
+            else:
+                problems.append("setting 'budgets' must map budget names to numbers")
+        if "claudeRatio" in data:
+            value = data["claudeRatio"]
+            if value is None:
+                changes["claude_ratio"] = None
+            else:
+                try:
+                    ratio = float(value)
+                    if not 0 < ratio < 100:
+                        raise ValueError
+                    changes["claude_ratio"] = ratio
+                except (TypeError, ValueError):
+                    problems.append("setting 'claudeRatio' must be a positive number (Claude tokens per o200k token)")
+        if "workspaceScan" in data and data["workspaceScan"] is not None:
+            changes["workspace_scan"] = bool(data["workspaceScan"])
         changes["problems"] = tuple(problems)
         return replace(self, **changes)
 

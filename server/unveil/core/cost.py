@@ -60,6 +60,12 @@ class TokenReport:
     * ``sections`` — per-heading costs; ``notes`` — host limits exceeded, parse problems.
     * ``total`` — tokens of the whole file; ``body`` — tokens after the frontmatter.
     * ``listing`` — the catalogue line counted as ``session`` cost, when there is one.
+    * ``imports`` — per top-level ``@import`` of a CLAUDE.md / GEMINI.md,
+      :class:`unveil.core.imports.ImportCost`; ``imported`` — tokens all imports add (already
+      included in ``session``).
+    * ``claude_ratio`` — Claude tokens per o200k token used for the estimate;
+      ``claude_session`` / ``claude_invoke`` — ``session`` / ``invoke`` × that ratio, rounded:
+      an *estimate* (label it "≈ Claude"), not a count (research note agent-formats.md §5.6).
     """
 
     session: int
@@ -73,6 +79,33 @@ class TokenReport:
     total: int = 0
     body: int = 0
     listing: str | None = None
+    imports: tuple = ()
+    imported: int = 0
+    claude_ratio: float = 1.55
+    claude_session: int = 0
+    claude_invoke: int = 0
+
+
+DEFAULT_CLAUDE_RATIO = 1.55
+"""Claude v4.7/v4.8 tokenizer ÷ o200k on English Markdown (agent-formats.md §5.6: 1.555)."""
+
+
+def claude_ratio(settings=None) -> float:
+    """Claude tokens per o200k token for the "≈ Claude" estimate: ``settings.claude_ratio`` when
+    set, else the ``token_ratio_vs_o200k`` of the first shown Claude model in the price table
+    (:func:`unveil.core.prices.shown_models`), else :data:`DEFAULT_CLAUDE_RATIO`."""
+    value = getattr(settings, "claude_ratio", None)
+    if value:
+        return float(value)
+    try:
+        from unveil.core import prices
+
+        for m in prices.shown_models(settings):
+            if str(getattr(m, "tokenizer", "")).startswith("claude") and m.token_ratio_vs_o200k:
+                return float(m.token_ratio_vs_o200k)
+    except Exception:  # noqa: BLE001 - a broken price file must not stop the cost report
+        pass
+    return DEFAULT_CLAUDE_RATIO
 
 
 @dataclass(frozen=True)
@@ -242,7 +275,7 @@ def token_report(ctx, wait: bool = True) -> TokenReport | None:
             lines = text.count("\n") + 1
             if lines > CLAUDE_MD_LINES_RECOMMENDED:
                 notes.append(f"{lines:,} lines; Claude Code's docs recommend under 200 per CLAUDE.md.")
-            if _IMPORT.search(text):
+            if _IMPORT.search(text) and getattr(ctx, "imports", None) is None:
                 notes.append("@imports are not counted here; Claude Code loads them with this file (up to 4 hops).")
             if "<!--" in text:
                 notes.append("Claude Code strips block-level HTML comments before sending; other hosts send them.")
@@ -333,6 +366,22 @@ def token_report(ctx, wait: bool = True) -> TokenReport | None:
         SectionCost(h.line, h.level, h.title, count(text[h.section_start : h.section_end]))
         for h in getattr(ctx.markdown, "headings", ()) or ()
     )
+    from unveil.core import imports as imports_mod
+
+    tree = getattr(ctx, "imports", None)
+    try:
+        import_costs, imported = imports_mod.import_costs(tree, count)
+    except TypeError:  # a counter that returns None (tokenizer stubbed or unavailable)
+        import_costs, imported = (), 0
+    if tree is not None and import_costs:
+        if model == "always":
+            session += imported
+        loaded = len(tree.loaded_paths())
+        notes.append(
+            f"@imports add {imported:,} tokens from {loaded:,} file{'s' if loaded != 1 else ''} "
+            f"({tree.host} loads them with this file, up to {tree.max_depth} hops); included above."
+        )
+    ratio = claude_ratio(getattr(ctx, "settings", None))
     return TokenReport(
         session=session,
         invoke=invoke,
@@ -345,6 +394,11 @@ def token_report(ctx, wait: bool = True) -> TokenReport | None:
         total=total,
         body=body_tokens,
         listing=listing,
+        imports=import_costs,
+        imported=imported,
+        claude_ratio=ratio,
+        claude_session=round(session * ratio) if isinstance(session, (int, float)) else 0,
+        claude_invoke=round(invoke * ratio) if isinstance(invoke, (int, float)) else 0,
     )
 
 

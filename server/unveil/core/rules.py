@@ -18,6 +18,8 @@ File shape (TOML, see ``rules/hidden-content.toml``)::
     [[rule.bad]]
     text = "..."                 # TOML escapes (\\u200B, \\U000E0041) keep the file readable
     line = 1                     # 1-based line where the finding must start
+    # optional: path = "AGENTS.md" (file name the snippet is analysed as); repeat = N (the text
+    # is repeated N times), prefix = "...", suffix = "..." (added around the repeated text)
     [[rule.good]]
     text = "..."
 
@@ -112,7 +114,12 @@ def _examples(items: Any, where: str, need_line: bool) -> tuple[Example, ...]:
         line = item.get("line")
         if need_line and not isinstance(line, int):
             raise ValueError(f"{where}[{i}] needs an integer 'line' (1-based) where the rule fires")
-        out.append(Example(item["text"], line if need_line else None, str(item.get("path", "example.md"))))
+        text = item["text"]
+        repeat = item.get("repeat", 1)
+        if isinstance(repeat, int) and repeat > 1:  # big inputs (size limits) stay readable
+            text = text * repeat
+        text = str(item.get("prefix", "")) + text + str(item.get("suffix", ""))
+        out.append(Example(text, line if need_line else None, str(item.get("path", "example.md"))))
     return tuple(out)
 
 

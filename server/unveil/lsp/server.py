@@ -106,6 +106,7 @@ class UnveilServer(LanguageServer):
         self._refresh_running = False
         self._refresh_again = False
         self._reported_problems: tuple[str, ...] = ()
+        self.listeners: list[Any] = []  # objects with optional on_change/on_close/on_analysed/on_initialized
 
     # -- errors -------------------------------------------------------------------------
     def report_server_error(self, error: Exception, source: Any) -> None:
@@ -158,12 +159,47 @@ class UnveilServer(LanguageServer):
 
     def did_change(self, uri: str) -> None:
         self.scheduler.request(uri)
+        self._notify("on_change", uri)
 
     def did_close(self, uri: str) -> None:
         self.scheduler.cancel(uri)
         for d in (self._cache, self._inflight, self._epoch, self._published, self._durations, self._served_tokens):
             d.pop(uri, None)
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        if not any(self._notify("on_close", uri)):  # a listener may publish the on-disk state instead
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def _notify(self, event: str, *args) -> list:
+        """Call ``event`` on every listener that has it; a failing listener is logged."""
+        results = []
+        for listener in self.listeners:
+            fn = getattr(listener, event, None)
+            if fn is None:
+                continue
+            try:
+                results.append(fn(*args))
+            except Exception:  # noqa: BLE001
+                log.exception("listener %s.%s failed", type(listener).__name__, event)
+        return results
+
+    def after_initialized(self) -> None:
+        """Called at the end of ``initialized`` (settings pulled): starts listeners' work."""
+        self._notify("on_initialized")
+
+    def reanalyse(self, uri: str) -> None:
+        """Re-analyse one open document although its version did not change (a file it imports
+        changed)."""
+        self._cache.pop(uri, None)
+        self._published.pop(uri, None)
+        if self.open_document(uri) is not None:
+            self.scheduler.request(uri, immediate=True)
+
+    def open_texts(self) -> dict[str, str]:
+        """File system path → text of every open document (for @import resolution)."""
+        out = {}
+        for doc in list(self.workspace.text_documents.values()):
+            if doc.path:
+                out[doc.path] = doc.source
+        return out
 
     # -- analysis -----------------------------------------------------------------------
     def _delay_for(self, uri: str) -> float:
@@ -173,19 +209,24 @@ class UnveilServer(LanguageServer):
             delay += min(last, ADAPTIVE_CAP_S)
         return delay
 
-    def _compute(self, text: str, path: str | None, settings: Settings, version: int | None, encoding: str):
-        """Worker-thread part: analysis plus diagnostics. Returns ``(analysis, diagnostics, seconds)``."""
+    def _compute(self, text: str, path: str | None, settings: Settings, version: int | None, encoding: str,
+                 open_texts: dict[str, str] | None = None):
+        """Worker-thread part: analysis plus diagnostics. Returns ``(analysis, diagnostics, seconds)``.
+        ``open_texts`` (path → unsaved text) is read before the disk when resolving @imports."""
+        from unveil.core import imports as imports_mod
         from unveil.lsp.features.diagnostics import to_diagnostics
 
         t0 = time.perf_counter()
-        analysis = analyze_mod.analyze(text, path, settings, count_tokens=False)
+        reader = imports_mod.disk_reader(overrides=open_texts)
+        analysis = analyze_mod.analyze(text, path, settings, count_tokens=False, reader=reader)
         diags = to_diagnostics(analysis, version, encoding)
         return analysis, diags, time.perf_counter() - t0
 
     async def _run_compute(self, uri: str, doc: TextDocument, key: Key) -> _Entry:
         loop = asyncio.get_running_loop()
         fut = loop.run_in_executor(
-            self.executor, self._compute, doc.source, doc.path, self.settings, doc.version, self.encoding
+            self.executor, self._compute, doc.source, doc.path, self.settings, doc.version, self.encoding,
+            self.open_texts(),
         )
         self._inflight[uri] = (key, fut)
         try:
@@ -195,6 +236,7 @@ class UnveilServer(LanguageServer):
                 del self._inflight[uri]
         self._durations[uri] = seconds
         entry = _Entry(key, analysis, diags)
+        self._notify("on_analysed", uri, analysis)
         if self.current_key(uri) == key:
             self._cache[uri] = entry
         return entry
@@ -322,10 +364,12 @@ _UNSET = object()
 
 def create_server() -> UnveilServer:
     """A new server with every feature registered."""
-    from unveil.lsp.features import code_actions, configuration, diagnostics, hover, inlay_hints
+    from unveil.lsp.features import code_actions, configuration, diagnostics, hover, inlay_hints, reveal
+    from unveil.lsp.features import workspace as workspace_feature
+    from unveil.lsp.features import completion
 
     server = UnveilServer()
-    for module in (configuration, diagnostics, hover, inlay_hints, code_actions):
+    for module in (configuration, diagnostics, hover, inlay_hints, code_actions, reveal, workspace_feature, completion):
         module.register(server)
     return server
 

@@ -77,6 +77,7 @@ def register(server) -> None:
         if section is not None:
             ls.settings = ls.init_settings.merged(section)
             ls.reanalyse_all()
+        ls.after_initialized()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     @safe()

@@ -1,4 +1,5 @@
-"""Token inlay hints: "N tok/session · M tok on invoke" on the summary line, "N tok" per heading.
+"""Token inlay hints: "N tok/session · M tok on invoke" on the summary line, "N tok" per heading,
+"+N tok" after each ``@import`` of a CLAUDE.md / GEMINI.md.
 
 The summary line is the first line, or the closing ``---`` fence of the frontmatter when there
 is one. Hints sit at the end of the line's content with absolute line numbers (the upstream
@@ -46,7 +47,11 @@ def inlay_hints(analysis: Analysis, rng: types.Range | None, encoding: str) -> l
     doc = analysis.doc
     wanted: list[tuple[int, str, str | None]] = []
     top = summary_line(analysis)
-    wanted.append((top, summary_text(report), getattr(report, "basis", None) or None))
+    tooltip = getattr(report, "basis", None) or ""
+    if getattr(report, "claude_session", None) is not None and getattr(report, "claude_ratio", None):
+        tooltip += (f"\n≈ Claude (estimate, ×{report.claude_ratio:g}): {format_tokens(report.claude_session)} "
+                    f"tok/session · {format_tokens(report.claude_invoke)} tok on invoke")
+    wanted.append((top, summary_text(report), tooltip.strip() or None))
     for section in getattr(report, "sections", ()) or ():
         if 0 <= section.line < doc.line_count:
             wanted.append((section.line, f"{format_tokens(section.tokens)} tok", None))
@@ -60,7 +65,27 @@ def inlay_hints(analysis: Analysis, rng: types.Range | None, encoding: str) -> l
         if rng is not None and (_before(pos, rng.start) or _before(rng.end, pos)):
             continue
         hints.append(types.InlayHint(position=pos, label=label, padding_left=True, tooltip=tooltip))
+    hints.extend(import_hints(analysis, rng, encoding))
+    hints.sort(key=lambda h: (h.position.line, h.position.character))
     return hints
+
+
+def import_hints(analysis: Analysis, rng: types.Range | None, encoding: str) -> list[types.InlayHint]:
+    """``"+N tok"`` after each loaded ``@import`` of a CLAUDE.md / GEMINI.md: the o200k tokens the
+    imported file (and what it imports) adds to every session."""
+    from unveil.lsp.convert import position
+
+    out = []
+    for imp in getattr(analysis.tokens, "imports", ()) or ():
+        if imp.status != "ok" or not 0 <= imp.end <= len(analysis.doc.text):
+            continue
+        pos = position(analysis.doc, imp.end, encoding)
+        if rng is not None and (_before(pos, rng.start) or _before(rng.end, pos)):
+            continue
+        out.append(types.InlayHint(position=pos, label=f"+{format_tokens(imp.tokens)} tok", padding_left=True,
+                                   tooltip=f"{imp.path}: {format_tokens(imp.tokens)} tokens every session "
+                                           "(with the files it imports)"))
+    return out
 
 
 def register(server) -> None:

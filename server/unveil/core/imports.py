@@ -1,0 +1,310 @@
+"""``@path`` imports of CLAUDE.md, CLAUDE.local.md and GEMINI.md, resolved recursively.
+
+Facts (research note agent-formats.md §2.4, §2.8 and §3):
+
+* Claude Code: ``@path`` relative to the importing file (absolute paths and ``~`` allowed),
+  recursive up to **4 hops** (the docs said five until 2026-05-26), not recognised inside code
+  spans or fenced/indented code blocks; imported files are loaded at launch with the file.
+* Gemini CLI (CLAUDE.md compatibility mode, the default): ``@./file.md``, ``@../x``, ``@/abs``,
+  any file type, imports in code ignored, maximum depth **5**, circular imports detected and
+  skipped.
+
+An import is ``@`` at the start of a line or after whitespace, followed by a path that looks
+like one (it contains ``/`` or ``.``, so ``@alice`` and ``@here`` are not imports; e-mail
+addresses never match because ``@`` follows a letter). Trailing sentence punctuation
+(``.,;:!?)]}'"``) is not part of the path. A backslash escapes a space (``@my\\ file.md``).
+
+Everything here is pure: files are read through a ``reader(path) -> str | None`` callable
+(``None``: no such file or unreadable), so tests use dictionaries and the language server
+serves open documents' unsaved text. Paths are plain strings, normalised with
+:func:`posixpath.normpath` / :func:`os.path.normpath`; cycle detection compares normalised paths.
+
+Counting: :func:`import_costs` gives each top-level import's tokens (the imported file and what
+it imports in turn, each file once within that import) and the total added by all imports (each
+file once per root, the root itself excluded). Token counts are ``o200k_base`` (see :mod:`unveil.core.tokens`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+Reader = Callable[[str], "str | None"]
+
+#: Kind id → (host name, maximum import depth in hops).
+IMPORT_HOSTS: dict[str, tuple[str, int]] = {
+    "claude-md": ("Claude Code", 4),
+    "gemini-md": ("Gemini CLI", 5),
+}
+
+MAX_FILE_BYTES = 4 * 1024 * 1024
+"""Imported files larger than this are not read (Claude Code skips memory files over 4 MiB)."""
+
+_CANDIDATE = re.compile(r"(?<!\S)@((?:\\ |[^\s\\])+)")
+_TRAILING = ".,;:!?)]}'\"`*_>"
+_TEXT_EXT = re.compile(r"\.(?:md|mdc|markdown|txt|json|ya?ml|toml|xml|rst|adoc|sh|py|js|ts|ini|cfg)$", re.I)
+
+
+@dataclass(frozen=True)
+class ImportRef:
+    """One ``@path`` in a file's text: ``[start, end)`` code points covering ``@`` and the path,
+    ``target`` the path as written (escapes removed), ``line`` 0-based."""
+
+    start: int
+    end: int
+    target: str
+    line: int
+
+    @property
+    def explicit(self) -> bool:
+        """Whether the path is unmistakably a path: starts with ``./``, ``../``, ``/`` or ``~/``,
+        or ends in a common text-file extension."""
+        t = self.target
+        return t.startswith(("./", "../", "/", "~/")) or bool(_TEXT_EXT.search(t))
+
+
+@dataclass
+class ImportNode:
+    """A resolved import.
+
+    * ``ref`` — where it is written (offsets into the *importing* file's text);
+      ``importer`` — that file's path.
+    * ``path`` — the normalised path it points to.
+    * ``status`` — ``"ok"``; ``"missing"`` (no readable file); ``"cycle"`` (the path is already
+      on the chain from the root: the host skips it); ``"too-deep"`` (beyond the host's depth:
+      not loaded).
+    * ``depth`` — hops from the root (a root's own import has depth 1).
+    * ``text`` — the imported file's text when read (``status == "ok"``), else ``None``.
+    * ``children`` — the imports found in ``text``.
+    """
+
+    ref: ImportRef
+    importer: str
+    path: str
+    status: str
+    depth: int
+    text: str | None = None
+    children: list["ImportNode"] = field(default_factory=list)
+
+    def walk(self) -> Iterable["ImportNode"]:
+        """This node and all nodes below it, depth first in document order."""
+        yield self
+        for c in self.children:
+            yield from c.walk()
+
+
+@dataclass
+class ImportTree:
+    """The imports of one root file: ``host`` and ``max_depth`` from :data:`IMPORT_HOSTS`;
+    ``imports`` — the root's own imports (each with its subtree)."""
+
+    root: str
+    host: str
+    max_depth: int
+    imports: list[ImportNode] = field(default_factory=list)
+
+    def nodes(self) -> Iterable[ImportNode]:
+        for n in self.imports:
+            yield from n.walk()
+
+    def loaded_paths(self) -> list[str]:
+        """Every file the host loads through imports (status ``ok``), each once, in load order."""
+        out: list[str] = []
+        for n in self.nodes():
+            if n.status == "ok" and n.path not in out:
+                out.append(n.path)
+        return out
+
+
+def find_imports(text: str, in_code: Callable[[int], bool] | None = None, skip_before: int = 0) -> list[ImportRef]:
+    """The ``@path`` imports in ``text`` (see the module docstring), in order.
+
+    ``in_code(offset)`` says whether a code-point offset lies in a code span or block (pass
+    :meth:`unveil.core.markdown.MarkdownLayer.in_code`); ``None`` parses ``text`` with
+    :mod:`unveil.core.markdown` to find out. Text before ``skip_before`` (the frontmatter) is
+    ignored. Never raises for any text.
+    """
+    if in_code is None:
+        from unveil.core import markdown
+        from unveil.core.document import Document
+
+        layer = markdown.parse(Document(text))
+        in_code = layer.in_code
+        skip_before = max(skip_before, layer.body_start)
+    out: list[ImportRef] = []
+    for m in _CANDIDATE.finditer(text, skip_before):
+        raw = m.group(1)
+        stripped = raw.rstrip(_TRAILING)
+        # keep a closing bracket that closes an opening one inside the path
+        if not stripped:
+            continue
+        target = stripped.replace("\\ ", " ")
+        if "/" not in target and "." not in target.strip("."):
+            continue
+        if target.startswith("@") or "://" in target:
+            continue
+        start = m.start()
+        if in_code(start):
+            continue
+        end = m.start(1) + len(stripped)
+        line = text.count("\n", 0, start) + text.count("\r", 0, start) - text.count("\r\n", 0, start)
+        out.append(ImportRef(start, end, target, line))
+    return out
+
+
+def resolve_path(target: str, importer: str, home: str | None = None) -> str:
+    """Absolute normalised path of ``target`` imported by the file at ``importer``: ``~`` and
+    ``~/x`` expand to ``home`` (default :func:`os.path.expanduser`), absolute paths stay, others
+    are relative to the importer's folder. Uses ``posixpath`` when ``importer`` has no
+    backslash, so results do not depend on the platform the tests run on."""
+    import ntpath
+    import posixpath
+
+    pathmod = ntpath if ("\\" in importer and "/" not in importer.replace("\\", "")) else posixpath
+    if target == "~" or target.startswith("~/"):
+        base = home if home is not None else os.path.expanduser("~")
+        return pathmod.normpath(pathmod.join(base, target[2:] if target.startswith("~/") else ""))
+    if pathmod.isabs(target):
+        return pathmod.normpath(target)
+    return pathmod.normpath(pathmod.join(pathmod.dirname(importer), target))
+
+
+def resolve(
+    text: str,
+    path: str,
+    kind: str,
+    reader: Reader,
+    *,
+    in_code: Callable[[int], bool] | None = None,
+    skip_before: int = 0,
+    home: str | None = None,
+    max_depth: int | None = None,
+) -> ImportTree | None:
+    """Resolve the imports of the file at ``path`` (text ``text``, file kind ``kind``).
+
+    ``None`` when the kind has no imports (:data:`IMPORT_HOSTS`). Children of an imported file
+    are followed while their depth is at most ``max_depth`` (default: the host's); an import
+    one hop deeper is kept with status ``"too-deep"`` and not read. ``reader`` is called at most
+    once per distinct path; its exceptions count as a missing file. Never raises otherwise.
+    """
+    host = IMPORT_HOSTS.get(kind)
+    if host is None or not path:
+        return None
+    limit = host[1] if max_depth is None else max_depth
+    cache: dict[str, str | None] = {}
+
+    def read(p: str) -> str | None:
+        if p not in cache:
+            try:
+                got = reader(p)
+            except Exception:  # noqa: BLE001 - an unreadable file is a missing import
+                got = None
+            cache[p] = got if isinstance(got, str) else None
+        return cache[p]
+
+    root = _norm(path)
+    tree = ImportTree(root=root, host=host[0], max_depth=limit)
+
+    def expand(importer: str, refs: list[ImportRef], depth: int, chain: tuple[str, ...]) -> list[ImportNode]:
+        nodes = []
+        for ref in refs:
+            target = resolve_path(ref.target, importer, home)
+            if depth > limit:
+                nodes.append(ImportNode(ref, importer, target, "too-deep", depth))
+                continue
+            if target in chain:
+                nodes.append(ImportNode(ref, importer, target, "cycle", depth))
+                continue
+            body = read(target)
+            if body is None:
+                nodes.append(ImportNode(ref, importer, target, "missing", depth))
+                continue
+            node = ImportNode(ref, importer, target, "ok", depth, body)
+            try:
+                child_refs = find_imports(body)
+            except Exception:  # noqa: BLE001 - never raise on odd text
+                child_refs = []
+            node.children = expand(target, child_refs, depth + 1, chain + (target,))
+            nodes.append(node)
+        return nodes
+
+    refs = find_imports(text, in_code, skip_before)
+    tree.imports = expand(root, refs, 1, (root,))
+    return tree
+
+
+def _norm(path: str) -> str:
+    import ntpath
+    import posixpath
+
+    if "\\" in path and "/" not in path.replace("\\", ""):
+        return ntpath.normpath(path)
+    return posixpath.normpath(path)
+
+
+@dataclass(frozen=True)
+class ImportCost:
+    """Tokens one top-level import brings: ``tokens`` = the imported file plus the files it
+    imports in turn (each file once within this import's subtree; a file that another import of
+    the same root also loads is counted in both, but only once in the root's total).
+    ``start``/``end``/``line`` locate the import in the root file."""
+
+    start: int
+    end: int
+    line: int
+    target: str
+    path: str
+    status: str
+    tokens: int
+
+
+def import_costs(tree: ImportTree | None, count: Callable[[str], int]) -> tuple[tuple[ImportCost, ...], int]:
+    """Per top-level import, the :class:`ImportCost`; and the total tokens all imports add
+    (every loaded file counted once, the root excluded). ``count`` counts tokens of a text."""
+    if tree is None:
+        return (), 0
+    seen: set[str] = {tree.root}
+    counts: dict[str, int] = {}
+    costs = []
+    total = 0
+    for top in tree.imports:
+        n_tokens = 0
+        mine: set[str] = {tree.root}
+        for node in top.walk():
+            if node.status != "ok" or node.path in mine or node.text is None:
+                continue
+            mine.add(node.path)
+            if node.path not in counts:
+                counts[node.path] = count(node.text)
+            n_tokens += counts[node.path]
+            if node.path not in seen:
+                seen.add(node.path)
+                total += counts[node.path]
+        costs.append(ImportCost(top.ref.start, top.ref.end, top.ref.line, top.ref.target, top.path, top.status, n_tokens))
+    return tuple(costs), total
+
+
+def disk_reader(max_bytes: int = MAX_FILE_BYTES, overrides: dict[str, str] | None = None) -> Reader:
+    """A reader for :func:`resolve` backed by the file system: ``overrides`` (normalised path →
+    text, e.g. unsaved editor buffers) first, then regular files up to ``max_bytes`` decoded as
+    UTF-8 (invalid bytes kept as U+DC80..U+DCFF). Folders, missing and unreadable files: ``None``."""
+    over = {_norm(k): v for k, v in (overrides or {}).items()}
+
+    def read(path: str) -> str | None:
+        if path in over:
+            return over[path]
+        try:
+            if not os.path.isfile(path) or os.path.getsize(path) > max_bytes:
+                return None
+            with open(path, "rb") as fh:
+                data = fh.read(max_bytes + 1)
+        except OSError:
+            return None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            return data.decode("utf-8", "surrogateescape")
+
+    return read

@@ -1,0 +1,299 @@
+"""The workspace in the language server: diagnostics for agent files that are not open, the
+``unveil/workspaceSummary`` request, and re-analysis when files change on disk.
+
+* On ``initialized`` (setting ``workspaceScan``, default true) the server walks each workspace
+  folder for agent files (:func:`unveil.core.workspace.find_agent_files`) and publishes
+  diagnostics for every file that is not open (without a version). Files are analysed one at a
+  time in the analysis worker thread, so requests and open documents are served in between; the
+  client sees ``$/progress`` (work done progress) when it supports ``window.workDoneProgress``.
+* ``workspace/didChangeWatchedFiles`` is registered dynamically (``**/*.md``, ``**/*.mdc``,
+  ``.cursorrules``, ``.windsurfrules``, ``.clinerules`` …) when the client allows it. A created
+  or changed agent file that is not open is re-analysed and re-published; a deleted one gets
+  empty diagnostics. Files that ``@import`` a changed file (open or not) are re-analysed too, and
+  so are they when an open document they import is edited.
+* Closing a document publishes its on-disk diagnostics again instead of clearing them when the
+  file belongs to the scanned workspace.
+* ``unveil/workspaceSummary`` (params: optional ``{"refresh": bool}``) returns
+  :meth:`unveil.core.workspace.WorkspaceSummary.to_dict`, open documents counted with their
+  unsaved text; see docs/workspace.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.uris import from_fs_path, to_fs_path
+
+from unveil.core import kinds
+from unveil.core import workspace as ws_core
+
+log = logging.getLogger(__name__)
+
+SUMMARY_METHOD = "unveil/workspaceSummary"
+
+WATCH_GLOBS = ("**/*.md", "**/*.mdc", "**/*.markdown", "**/.cursorrules", "**/.windsurfrules", "**/.clinerules",
+               "**/.clinerules/**", "**/.roorules*", "**/.roo/**", "**/.clinerules-*")
+
+
+def _path_of(uri: str) -> str | None:
+    try:
+        return to_fs_path(uri)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+class WorkspaceIndex:
+    """Analyses of the workspace's agent files that are not open, and who imports what."""
+
+    def __init__(self, server) -> None:
+        self.server = server
+        self.entries: dict[str, Any] = {}  # uri → FileEntry (on-disk analysis)
+        self.importers: dict[str, set[str]] = {}  # imported path → uris of the files importing it
+        self.scanned = False
+        self.scanning = False
+        self._task: asyncio.Task | None = None
+        self._roots: list[Path] = []
+
+    # -- roots ----------------------------------------------------------------------------
+    def roots(self) -> list[Path]:
+        ws = self.server.workspace
+        out: list[Path] = []
+        try:
+            folders = list(getattr(ws, "folders", {}).values())
+        except Exception:  # noqa: BLE001
+            folders = []
+        for f in folders:
+            p = _path_of(f.uri)
+            if p:
+                out.append(Path(p))
+        if not out:
+            root = getattr(ws, "root_path", None)
+            if root:
+                out.append(Path(root))
+        return [p for p in out if p.is_dir()]
+
+    def _shown(self, path: Path) -> str:
+        for r in self._roots or self.roots():
+            try:
+                return path.relative_to(r).as_posix()
+            except ValueError:
+                continue
+        return path.as_posix()
+
+    # -- imports map ------------------------------------------------------------------------
+    def record_imports(self, uri: str, analysis) -> None:
+        for users in self.importers.values():
+            users.discard(uri)
+        tree = analysis.extra.get("imports") if analysis is not None else None
+        if tree is None:
+            return
+        for node in tree.nodes():
+            self.importers.setdefault(os.path.normpath(node.path), set()).add(uri)
+
+    def importers_of(self, path: str | None) -> set[str]:
+        if not path:
+            return set()
+        return set(self.importers.get(os.path.normpath(path), ()))
+
+    # -- analysis of files on disk --------------------------------------------------------
+    def _analyse_disk(self, path: Path, settings, encoding: str, open_texts: dict[str, str]):
+        """Worker thread: ``(analysis, diagnostics)`` of the file on disk, or ``None``."""
+        from unveil.core import imports as imports_mod
+        from unveil.core.analyze import analyze
+        from unveil.lsp.features.diagnostics import to_diagnostics
+
+        try:
+            text = ws_core.read_text(path)
+        except OSError:
+            return None
+        analysis = analyze(text, str(path), settings, reader=imports_mod.disk_reader(overrides=open_texts))
+        return analysis, to_diagnostics(analysis, None, encoding)
+
+    async def refresh_file(self, path: Path) -> None:
+        """Analyse ``path`` from disk and publish, unless it is open (the open flow owns it)."""
+        uri = from_fs_path(str(path))
+        if uri is None or self.server.open_document(uri) is not None:
+            return
+        loop = asyncio.get_running_loop()
+        got = await loop.run_in_executor(self.server.executor, self._analyse_disk, path, self.server.settings,
+                                         self.server.encoding, self.server.open_texts())
+        if self.server.open_document(uri) is not None:
+            return  # opened meanwhile
+        if got is None:
+            self.forget(uri)
+            return
+        analysis, diags = got
+        self.entries[uri] = ws_core.file_entry(analysis, self._shown(path), uri)
+        self.record_imports(uri, analysis)
+        self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
+
+    def forget(self, uri: str) -> None:
+        if self.entries.pop(uri, None) is not None and self.server.open_document(uri) is None:
+            self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        for users in self.importers.values():
+            users.discard(uri)
+
+    # -- the scan -------------------------------------------------------------------------
+    def _supports_progress(self) -> bool:
+        window = getattr(self.server._caps(), "window", None)
+        return bool(getattr(window, "work_done_progress", False))
+
+    async def scan(self) -> None:
+        """Find and analyse every agent file of the workspace folders (see the module docstring)."""
+        if self.scanning:
+            return
+        self.scanning = True
+        token = None
+        try:
+            loop = asyncio.get_running_loop()
+            self._roots = self.roots()
+            files: list[Path] = []
+            for r in self._roots:
+                files.extend(await loop.run_in_executor(None, ws_core.find_agent_files, r))
+            if self._supports_progress():
+                token = f"unveil-scan-{uuid.uuid4()}"
+                try:
+                    await self.server.work_done_progress.create_async(token)
+                    self.server.work_done_progress.begin(
+                        token, types.WorkDoneProgressBegin(title="unveil: scanning agent files", percentage=0,
+                                                           message=f"0/{len(files)}", cancellable=False))
+                except Exception as exc:  # noqa: BLE001 - progress is optional
+                    log.info("work done progress unavailable: %s", exc)
+                    token = None
+            step = max(1, len(files) // 20)
+            for i, path in enumerate(files, 1):
+                try:
+                    await self.refresh_file(path)
+                except Exception:  # noqa: BLE001
+                    log.exception("workspace analysis of %s failed", path)
+                if token is not None and (i % step == 0 or i == len(files)):
+                    self.server.work_done_progress.report(
+                        token, types.WorkDoneProgressReport(message=f"{i}/{len(files)}",
+                                                            percentage=int(i * 100 / max(1, len(files)))))
+            self.scanned = True
+        finally:
+            self.scanning = False
+            if token is not None:
+                try:
+                    self.server.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+                except Exception:  # noqa: BLE001
+                    pass
+
+    # -- listener events (see UnveilServer._notify) ----------------------------------------
+    def on_initialized(self) -> None:
+        loop = asyncio.get_running_loop()
+        loop.create_task(self._register_watchers())
+        if self.server.settings.workspace_scan:
+            self._task = loop.create_task(self.scan())
+
+    def on_analysed(self, uri: str, analysis) -> None:
+        self.record_imports(uri, analysis)
+
+    def on_change(self, uri: str) -> None:
+        for other in self.importers_of(_path_of(uri)) - {uri}:
+            self._refresh_uri(other)
+
+    def on_close(self, uri: str) -> bool:
+        if uri not in self.entries and not self.scanned:
+            return False
+        path = _path_of(uri)
+        if not path or not kinds.is_agent_file(path) or not os.path.isfile(path) or uri not in self.entries:
+            return False
+        asyncio.get_running_loop().create_task(self.refresh_file(Path(path)))
+        return True
+
+    def _refresh_uri(self, uri: str) -> None:
+        if self.server.open_document(uri) is not None:
+            self.server.reanalyse(uri)
+            return
+        path = _path_of(uri)
+        if path:
+            asyncio.get_running_loop().create_task(self.refresh_file(Path(path)))
+
+    async def on_watched(self, params: types.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes:
+            path = _path_of(change.uri)
+            if not path:
+                continue
+            uri = from_fs_path(path) or change.uri
+            if change.type == types.FileChangeType.Deleted:
+                self.forget(uri)
+            elif kinds.is_agent_file(path) and (self.scanned or uri in self.entries) and self._inside(path):
+                await self.refresh_file(Path(path))
+            for other in self.importers_of(path) - {uri}:
+                self._refresh_uri(other)
+
+    def _inside(self, path: str) -> bool:
+        p = Path(path)
+        roots = self._roots or self.roots()
+        return any(r == p or r in p.parents for r in roots) and not any(
+            part in ws_core.SKIP_DIRS for part in p.parts)
+
+    async def _register_watchers(self) -> None:
+        caps = getattr(self.server._caps(), "workspace", None)
+        dcw = getattr(caps, "did_change_watched_files", None)
+        if not getattr(dcw, "dynamic_registration", False):
+            return
+        try:
+            await self.server.client_register_capability_async(
+                types.RegistrationParams(registrations=[
+                    types.Registration(
+                        id=f"unveil-watch-{uuid.uuid4()}",
+                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                            watchers=[types.FileSystemWatcher(glob_pattern=g) for g in WATCH_GLOBS]),
+                    )
+                ])
+            )
+        except Exception as exc:  # noqa: BLE001
+            log.info("could not register file watchers: %s", exc)
+
+    # -- the summary ----------------------------------------------------------------------
+    async def summary(self, refresh: bool = False) -> dict:
+        """The workspace summary (scans first if no scan ran yet or ``refresh``)."""
+        if (refresh or not self.scanned) and not self.scanning:
+            await self.scan()
+        entries = dict(self.entries)
+        for uri in list(self.server.workspace.text_documents):
+            got = await self.server.get_analysis(uri, with_tokens=True)
+            if got is None:
+                continue
+            analysis = got[0]
+            if analysis.tokens is None:
+                from unveil.core.analyze import with_tokens
+
+                await asyncio.get_running_loop().run_in_executor(self.server.executor, with_tokens, analysis)
+            path = _path_of(uri)
+            entries[uri] = ws_core.file_entry(analysis, self._shown(Path(path)) if path else uri, uri)
+        roots = self._roots or self.roots()
+        root = roots[0].as_uri() if roots else ""
+        return ws_core.summarize(entries.values(), root, self.server.settings, complete=not self.scanning).to_dict()
+
+
+def register(server) -> None:
+    from unveil.lsp.server import safe
+
+    index = WorkspaceIndex(server)
+    server.workspace_index = index
+    server.listeners.append(index)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    @safe()
+    async def did_change_watched_files(ls, params: types.DidChangeWatchedFilesParams) -> None:
+        await index.on_watched(params)
+
+    @server.feature(SUMMARY_METHOD)
+    @safe(default=None)
+    async def workspace_summary(ls, params: Any = None) -> dict:
+        refresh = False
+        if isinstance(params, dict):
+            refresh = bool(params.get("refresh"))
+        else:
+            refresh = bool(getattr(params, "refresh", False))
+        return await index.summary(refresh)
