@@ -78,9 +78,10 @@ def analyze(
     """
     doc = Document(text)
     md = markdown.parse(doc)
-    kind = kinds.detect_kind(path, frontmatter.parse(text).mapping)
+    fm = frontmatter.parse(text)
+    kind = kinds.detect_kind(path, fm.mapping)
     ctx = Context(doc=doc, markdown=md, kind=kind, settings=settings, path=path,
-                  imports=_resolve_imports(text, path, kind, md, reader))
+                  imports=_resolve_imports(text, path, kind, md, reader), frontmatter=fm)
     found: list[Finding] = []
     for check in all_checks():
         try:
@@ -101,6 +102,7 @@ def analyze(
     findings = _apply_metadata(found, rules or bundled_rules(), settings)
     result = Analysis(doc=doc, path=path, kind=kind, markdown=md, findings=findings, settings=settings)
     result.extra["imports"] = ctx.imports
+    result.extra["frontmatter"] = fm
     result.grade = grading.grade(findings)
     if count_tokens or tokens.ready():
         result = with_tokens(result)
@@ -110,7 +112,7 @@ def analyze(
 def with_tokens(result: Analysis) -> Analysis:
     """Fill in the token report (waits for the tokenizer if it is still loading)."""
     ctx = Context(doc=result.doc, markdown=result.markdown, kind=result.kind, settings=result.settings, path=result.path,
-                  imports=result.extra.get("imports"))
+                  imports=result.extra.get("imports"), frontmatter=result.extra.get("frontmatter"))
     result.tokens = cost.token_report(ctx)
     # Tokens of each hidden span, so hover can say what a hidden instruction costs.
     text = result.doc.text

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Iterable
 
-from unveil.core import frontmatter as fm_mod
 from unveil.core import kinds, tokens
 
 SKILL_LISTING_MAX_CHARS = 1536
@@ -209,7 +208,7 @@ def token_report(ctx, wait: bool = True) -> TokenReport | None:
         return None
     text: str = ctx.doc.text
     kind = kinds.kind_info(ctx.kind)
-    fm = fm_mod.parse(text)
+    fm = ctx.parsed_frontmatter()
     meta: dict = fm.mapping or {}
     body = text[fm.body_start :]
     count = tokens.count

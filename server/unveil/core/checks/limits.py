@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from unveil.core import frontmatter as fm_mod
 from unveil.core import tokens
 from unveil.core.findings import Finding, Severity
 
@@ -232,7 +231,7 @@ def _caps(ctx) -> list[Finding]:
 
 def _skill_caps(ctx) -> list[Finding]:
     text = ctx.doc.text
-    fm = fm_mod.parse(text)
+    fm = ctx.parsed_frontmatter()
     if fm.data is None:
         return []
     from unveil.core.cost import truthy
