@@ -24,10 +24,21 @@ class Context:
     kind: str
     settings: Settings
     path: str | None = None
+    imports: object | None = None  # unveil.core.imports.ImportTree for CLAUDE.md / GEMINI.md
+    frontmatter: object | None = None  # unveil.core.frontmatter.Frontmatter, parsed once per analysis
+
+    def parsed_frontmatter(self):
+        """The document's :class:`~unveil.core.frontmatter.Frontmatter` (parsed once, then shared)."""
+        if self.frontmatter is None:
+            from unveil.core import frontmatter
+
+            self.frontmatter = frontmatter.parse(self.doc.text)
+        return self.frontmatter
 
 
 def all_checks():
     """The check functions in a fixed order, imported lazily."""
-    from unveil.core.checks import unicode, markup
+    from unveil.core.checks import unicode, markup, directives, obfuscation, limits
+    from unveil.core.checks import frontmatter_schema
 
-    return [unicode.check, markup.check]
+    return [unicode.check, markup.check, directives.check, obfuscation.check, limits.check, frontmatter_schema.check]

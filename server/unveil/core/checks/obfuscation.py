@@ -1,0 +1,596 @@
+"""Decode-and-rescan: encoded payloads the model can read but a reviewer cannot.
+
+Implements the code-backed rules of ``rules/obfuscation.toml`` (category ``obfuscation``):
+
+* ``OBF001`` base64 / base64url runs, ``OBF002`` hex runs (plain, ``0x``-prefixed or byte lists),
+  ``OBF003`` ``\\xNN`` / ``\\uNNNN`` / ``\\u{…}`` / octal escape runs that spell ASCII text,
+  ``OBF004`` HTML numeric / named character references that spell ASCII text,
+  ``OBF006`` rot13 and reversed text, ``OBF007`` percent-encoding of plain letters,
+  ``OBF008`` leetspeak spellings of injection keywords.
+  (``OBF005``, the "decode and follow" framing, is a pattern rule run by the directives engine.)
+
+Gates follow hiding-techniques.md T21 (skillsaw's defaults, tightened by decodability):
+
+* base64: a run of at least ``LONG_RUN`` (120) code points, or ``SHORT_RUN`` (24) when a word such as
+  *decode, base64, atob, b64decode, eval, exec, execute* is on the same line or the line before;
+  entropy of at least 3.5 bits per character (4.0 for long runs without a keyword); the decoded bytes must be
+  UTF-8 and ≥ 90 % printable and look like text (letters, digits, spaces, punctuation). Mid-length runs
+  (≥ 32) without a keyword are reported only when they decode to clean multi-word text.
+* hex: ≥ 24 hex digits (16 with a keyword) containing a letter a–f; decode ≥ 90 % printable ASCII.
+* escapes / entities / percent-encoding: at least 4 escapes in one run that decode to ASCII letters or
+  digits (characters nobody needs to escape).
+* Exempt: ``data:image/…;base64,`` URIs, SRI / ``sha256-`` / ``@sha256:`` digests, git SHAs and other
+  hashes (they do not decode to text), UUIDs (hyphens split the run), JWT examples (``eyJ…`` dotted
+  triples; the secrets rules judge them), PEM blocks.
+
+Detection runs on the model view (NFKC, Default_Ignorable removed, tag characters decoded), so payloads
+split by zero-width characters or carried in tag characters are found; ranges map back to the document.
+
+Each finding's ``hidden_text`` is the decoded text; its message quotes it (≤ 160 characters). The decoded
+text (for escapes, entities and percent-encoding: the whole line with the run decoded) is rescanned with
+every pattern rule through :data:`rescan` (the directives engine), and with this module's own decoders
+(nested encodings, depth ≤ 2). Any rescan finding at warning or above raises the finding to ERROR and is
+named in the message; ``Finding.data`` holds ``encoding``, ``decoded_findings`` (rule ids) and ``keyword``.
+Without rescan hits a finding is a WARNING.
+
+All offsets are code-point offsets into ``ctx.doc.text``. Nothing here raises on any input.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import html.entities
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from unveil.core.findings import Finding, Severity
+
+CATEGORY = "obfuscation"
+
+LONG_RUN = 120  # base64 run length reported without a nearby keyword (code points)
+MID_RUN = 32  # shorter runs without a keyword: only when they decode to clean multi-word text
+SHORT_RUN = 24  # base64 run length reported when a decode keyword is near
+HEX_RUN = 24  # hex digits without a keyword
+HEX_SHORT_RUN = 16  # hex digits with a keyword
+MIN_ESCAPES = 4  # escapes / entities / %XX that decode to ASCII alphanumerics, per run
+MAX_DEPTH = 2  # nested decoding (base64 of base64 …)
+MAX_PREVIEW = 160  # characters of decoded text quoted in a message
+
+_KEYWORDS = re.compile(
+    r"(?i)decod|base-?64|\bb64|atob\b|\beval\b|\bexec\b|execut|\bfromhex\b|unhexlify|\bxxd\b|\bhex\b|"
+    r"\bpayload\b|\bencoded\b|\bdeobfuscat|\bunescape\b|\bobfuscat"
+)
+_B64 = re.compile(r"(?<![A-Za-z0-9+/_\-=])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/=_\-])")
+_B64URL = re.compile(r"(?<![A-Za-z0-9+/_\-=])[A-Za-z0-9_\-]{16,}={0,2}(?![A-Za-z0-9+/=_\-])")
+_HEX = re.compile(r"(?<![0-9A-Za-z])(?:0x)?((?:[0-9A-Fa-f]{2}){8,})(?![0-9A-Za-z])")
+_HEX_LIST = re.compile(
+    r"(?<![0-9A-Za-z])(?:0x)?[0-9A-Fa-f]{2}(?:(?:,\s?|\s|:)(?:0x)?[0-9A-Fa-f]{2}(?![0-9A-Za-z])){7,}"
+)
+_ESCAPE = re.compile(r"\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|u\{([0-9A-Fa-f]{1,6})\}|([0-3][0-7]{2}))")
+_ENTITY = re.compile(r"&(?:#[xX]([0-9A-Fa-f]{1,6})|#([0-9]{1,7})|([A-Za-z][A-Za-z0-9]{1,31}));")
+_PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+_DATA_URI = re.compile(r"(?i)data:[a-z]+/[a-z0-9.+-]+(?:;[a-z0-9=.-]+)*;base64,\s*$")
+_DIGEST_PREFIX = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)[-:=]|@sha256:|integrity=\"?|md5[-:=]|sum[:=]\s*)$")
+_PEM = re.compile(r"-----BEGIN [A-Z0-9 ]{1,40}-----.{0,20000}?-----END [A-Z0-9 ]{1,40}-----", re.S)  # terminated only
+_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*")
+_WORD = re.compile(r"[A-Za-z]+")
+_ROT_FRAME = re.compile(r"(?i)\brot-?13\b|\bcaesar\b|\brot-?\d{1,2}\b")
+_REV_FRAME = re.compile(r"(?i)\brevers(?:e|ed)\b|\bbackwards?\b|\bright[- ]to[- ]left\b|\bmirror(?:ed)?\b")
+
+# Common English words (function words and agent-instruction vocabulary) used to tell text from noise.
+_COMMON = frozenset(
+    """the be to of and a in that have i it for not on with he as you do at this but his by from they we say
+    her she or an will my one all would there their what so up out if about who get which go me when make can
+    like time no just him know take people into year your good some could them see other than then now look
+    only come its over think also back after use two how our work first well way even new want because any
+    these give day most us is are was were been has had did does done should must never always please ignore
+    previous instructions instruction prompt system user assistant file files send read write run execute
+    command secret secrets key keys token password data output print reveal tell show hide delete remove
+    rules rule above below before follow following disregard forget everything anything nothing without
+    ask asking confirmation mention note important now here where why each every more less into onto""".split()
+)
+
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i"})
+_LEET_KEYWORDS = frozenset(
+    """ignore ignoring disregard previous prior instructions instruction system prompt jailbreak bypass
+    override forget rules safety restrictions unrestricted filter filters secret secrets credentials exfiltrate
+    reveal execute admin guidelines""".split()
+)
+_LEET_TOKEN = re.compile(r"(?<![\w@$!])[A-Za-z0-9@$!]*[A-Za-z][A-Za-z0-9@$!]*(?![\w@$!])")
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """One encoded run: ``[start, end)`` code points in the scanned text, the rule id, the encoding's
+    name (for messages), the decoded text, and whether a decode keyword was near."""
+
+    rule: str
+    start: int
+    end: int
+    encoding: str
+    text: str
+    keyword: bool = False
+    strong: bool = False  # passed a gate that makes it worth a warning even without rescan hits
+    context: str | None = None  # what is rescanned, when more than ``text`` (the line, decoded)
+
+
+# --------------------------------------------------------------------------- rescan hook
+
+
+def _default_rescan(text: str) -> list[Finding]:
+    """Scan ``text`` with every bundled pattern rule (offsets into ``text``).
+
+    Uses ``directives.scan_text`` when the engine provides it, else runs the engine's
+    :func:`~unveil.core.checks.directives.run_rules` on a context built for ``text`` alone
+    (file kind ``"*"``). Returns ``[]`` if the engine is unavailable or fails.
+    """
+    try:
+        from unveil.core.checks import directives  # noqa: PLC0415 - avoids an import cycle
+    except Exception:  # noqa: BLE001
+        return []
+    try:
+        fn = getattr(directives, "scan_text", None)
+        if fn is not None:
+            return list(fn(text))
+        from unveil.core import markdown  # noqa: PLC0415
+        from unveil.core.checks import Context  # noqa: PLC0415
+        from unveil.core.config import DEFAULT_SETTINGS  # noqa: PLC0415
+        from unveil.core.document import Document  # noqa: PLC0415
+
+        doc = Document(text)
+        ctx = Context(doc=doc, markdown=markdown.parse(doc), kind="*", settings=DEFAULT_SETTINGS, path=None)
+        return list(directives.run_rules(ctx, directives.load_pattern_rules()))
+    except Exception:  # noqa: BLE001 - a failing rescan must not lose the obfuscation finding
+        return []
+
+
+rescan: Callable[[str], list[Finding]] = _default_rescan
+"""The one call that rescans decoded text with all pattern rules: ``rescan(text) -> [Finding]``
+(offsets into ``text``). Tests may replace it."""
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def entropy(s: str) -> float:
+    """Shannon entropy of ``s`` in bits per character (0.0 for an empty string)."""
+    if not s:
+        return 0.0
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+def _printable_ratio(s: str) -> float:
+    if not s:
+        return 0.0
+    ok = sum(1 for ch in s if ch.isprintable() or ch in "\n\r\t")
+    return ok / len(s)
+
+
+def _textlike(s: str) -> bool:
+    """Decoded text looks like words or commands: ≥ 90 % printable, ≥ 70 % letters, digits, spaces and
+    common punctuation, at least one letter run of 2+."""
+    if len(s) < 4 or _printable_ratio(s) < 0.9:
+        return False
+    common = sum(1 for ch in s if ch.isalnum() or ch in " \n\t.,:;!?'\"-_/|&=()[]{}<>@#$%*+~`")
+    if common / len(s) < 0.7:
+        return False
+    return bool(re.search(r"[A-Za-z]{2,}", s))
+
+
+def _clean_words(s: str) -> bool:
+    """Clean multi-word text: ≥ 97 % printable, at least 3 words and two spaces."""
+    return _printable_ratio(s) >= 0.97 and len(_WORD.findall(s)) >= 3 and s.count(" ") >= 2
+
+
+def _utf8(b: bytes) -> str | None:
+    try:
+        return b.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _b64decode(run: str, urlsafe: bool) -> str | None:
+    body = run.rstrip("=")
+    if len(body) % 4 == 1:
+        body = body[:-1]
+    body += "=" * (-len(body) % 4)
+    try:
+        raw = base64.urlsafe_b64decode(body) if urlsafe else base64.b64decode(body, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return _utf8(raw)
+
+
+def common_word_rate(s: str) -> float:
+    """Share of the words of ``s`` (ASCII letter runs of 2+ letters) that are common English words of
+    3+ letters or the two-letter words of the list (one-letter words are ignored: rot13 maps ``v`` to
+    ``i`` and ``n`` to ``a``)."""
+    words = [w.lower() for w in _WORD.findall(s) if len(w) >= 2]
+    if len(words) < 3:
+        return 0.0
+    return sum(1 for w in words if w in _COMMON) / len(words)
+
+
+def _line_bounds(text: str, pos: int) -> tuple[int, int]:
+    start = max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
+    m = re.compile(r"[\r\n]").search(text, pos)
+    return start, (m.start() if m else len(text))
+
+
+def _keyword_near(text: str, start: int, end: int) -> bool:
+    """A decode keyword on the run's line (outside the run) or on the previous non-blank line."""
+    ls, le = _line_bounds(text, start)
+    if _KEYWORDS.search(text[ls:start]) or _KEYWORDS.search(text[end:le]):
+        return True
+    for prev in reversed(re.split(r"\r\n|\r|\n", text[max(0, ls - 400) : ls])):
+        if prev.strip():
+            return bool(_KEYWORDS.search(prev))
+    return False
+
+
+def _exempt_spans(text: str) -> list[tuple[int, int]]:
+    spans = [(m.start(), m.end()) for m in _PEM.finditer(text)]
+    spans += [(m.start(), m.end()) for m in _JWT.finditer(text)]
+    return spans
+
+
+def _inside(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(s <= start and end <= e for s, e in spans)
+
+
+# --------------------------------------------------------------------------- detectors
+
+
+_PATHLIKE = re.compile(r"/?(?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_.-]*")
+_MIXED = re.compile(r"[0-9+/_\-=]|[A-Z][a-z]+[A-Z]|[a-z][A-Z]")
+
+
+def _find_base64(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
+    out: dict[tuple[int, int], Decoded] = {}
+    for pattern, urlsafe in ((_B64, False), (_B64URL, True)):
+        for m in pattern.finditer(text):
+            run, start, end = m.group(0), m.start(), m.end()
+            n = len(run)
+            if n < SHORT_RUN or (start, end) in out:
+                continue
+            if urlsafe and "_" not in run and "-" not in run:
+                continue  # plain alphabet: handled by the standard pass
+            if not _MIXED.search(run) or run.isdigit() or run.isalpha() and (run.islower() or run.isupper()):
+                continue  # a word or a number, not an encoding
+            decoded = _b64decode(run, urlsafe)
+            if decoded is None or not _textlike(decoded):
+                continue
+            if _inside(exempt, start, end):
+                continue
+            before = text[max(0, start - 80) : start]
+            if _DATA_URI.search(before) or _DIGEST_PREFIX.search(before):
+                continue
+            body = run.rstrip("=")
+            keyword = _keyword_near(text, start, end)
+            if not keyword and "/" in body and "+" not in body and _PATHLIKE.fullmatch(body):
+                continue  # a path, not a payload
+            ent = entropy(body)
+            if keyword or n >= LONG_RUN:
+                if ent < (3.0 if n < 64 else 3.5) or (not keyword and ent < 4.0):
+                    continue
+            elif n < MID_RUN or not (_clean_words(decoded) and ent >= 3.5):
+                continue
+            out[(start, end)] = Decoded(
+                "OBF001", start, end, "base64url" if urlsafe else "base64", decoded, keyword, strong=True
+            )
+    return list(out.values())
+
+
+def _find_hex(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
+    out = []
+    seen: list[tuple[int, int]] = []
+    for pattern in (_HEX_LIST, _HEX):
+        for m in pattern.finditer(text):
+            start, end = m.start(), m.end()
+            if any(s <= start < e for s, e in seen) or _inside(exempt, start, end):
+                continue
+            digits = re.sub(r"0x|[\s,:]", "", m.group(0))
+            if len(digits) % 2 or not re.search(r"[A-Fa-f]", digits):
+                continue
+            before = text[max(0, start - 80) : start]
+            if _DIGEST_PREFIX.search(before):
+                continue
+            keyword = _keyword_near(text, start, end)
+            if len(digits) < (HEX_SHORT_RUN if keyword else HEX_RUN):
+                continue
+            try:
+                raw = bytes.fromhex(digits)
+            except ValueError:
+                continue
+            decoded = _utf8(raw)
+            if decoded is None or not decoded.isascii() or not _textlike(decoded):
+                continue
+            if sum(ch.isalpha() for ch in decoded) < len(decoded) * 0.4:
+                continue
+            seen.append((start, end))
+            out.append(Decoded("OBF002", start, end, "hex", decoded, keyword, strong=True))
+    return out
+
+
+def _group_runs(matches: list[re.Match], max_gap: int) -> list[list[re.Match]]:
+    groups: list[list[re.Match]] = []
+    for m in matches:
+        if groups and m.start() - groups[-1][-1].end() <= max_gap:
+            gap = m.string[groups[-1][-1].end() : m.start()]
+            if "\n" not in gap and "\r" not in gap and '"' not in gap and "'" not in gap:
+                groups[-1].append(m)
+                continue
+        groups.append([m])
+    return groups
+
+
+def _decode_group(text: str, group: list[re.Match], decode_one: Callable[[re.Match], str | None]) -> tuple[str, int]:
+    """Decoded text of a run (escapes replaced, literal characters in between kept) and the number of
+    escapes that decode to ASCII letters or digits."""
+    parts = []
+    alnum = 0
+    pos = group[0].start()
+    for m in group:
+        parts.append(text[pos : m.start()])
+        ch = decode_one(m)
+        if ch is None:
+            ch = m.group(0)
+        elif len(ch) == 1 and ch.isascii() and ch.isalnum():
+            alnum += 1
+        parts.append(ch)
+        pos = m.end()
+    return "".join(parts), alnum
+
+
+def _chr(cp: int) -> str | None:
+    if 0 <= cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF:
+        return chr(cp)
+    return None
+
+
+def _esc_one(m: re.Match) -> str | None:
+    x, u, ub, octal = m.groups()
+    if x is not None:
+        return chr(int(x, 16))
+    if u is not None:
+        return _chr(int(u, 16))
+    if ub is not None:
+        return _chr(int(ub, 16))
+    return chr(int(octal, 8))
+
+
+def _entity_one(m: re.Match) -> str | None:
+    hexa, dec, name = m.groups()
+    if hexa is not None:
+        return _chr(int(hexa, 16))
+    if dec is not None:
+        return _chr(int(dec))
+    return html.entities.html5.get(name + ";")
+
+
+def _pct_one(m: re.Match) -> str | None:
+    return chr(int(m.group(1), 16))
+
+
+def _find_char_escapes(
+    text: str, pattern: re.Pattern, decode_one: Callable[[re.Match], str | None], rule: str, name: str, max_gap: int
+) -> list[Decoded]:
+    out = []
+    for group in _group_runs(list(pattern.finditer(text)), max_gap):
+        if len(group) < MIN_ESCAPES:
+            continue
+        decoded, alnum = _decode_group(text, group, decode_one)
+        if alnum < MIN_ESCAPES:
+            continue
+        if rule == "OBF007":
+            # percent-decode the whole run (multi-byte UTF-8 sequences) for the preview
+            try:
+                from urllib.parse import unquote
+
+                decoded = unquote(text[group[0].start() : group[-1].end()])
+            except Exception:  # noqa: BLE001
+                pass
+        start, end = group[0].start(), group[-1].end()
+        ls, le = _line_bounds(text, start)
+        context = text[ls:start] + decoded + text[end:le] if end <= le else None
+        out.append(Decoded(rule, start, end, name, decoded, _keyword_near(text, start, end), True, context))
+    return out
+
+
+_ROT13 = str.maketrans(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
+)
+_LINE_RE = re.compile(r"[^\r\n]+")
+_WORD3 = re.compile(r"[A-Za-z]{3,}")
+_QUOTED = re.compile(r"[\"“'`]([^\"”'`]{12,})[\"”'`]")
+_AFTER_COLON = re.compile(r":\s*(\S.{11,})$")
+
+
+def _rate(words: list[str]) -> float:
+    return sum(1 for w in words if w in _COMMON) / len(words) if words else 0.0
+
+
+def _find_rot_and_reversed(text: str) -> list[Decoded]:
+    """rot13 / reversed text: a line (or a quoted or code span on it) whose rot13 or reversal reads as
+    English while the original does not. Framing words (rot13, reverse, backwards) on the line lower
+    the bar (3 words, 45 % common words instead of 5 words and 60 %)."""
+    out = []
+    any_rot, any_rev = bool(_ROT_FRAME.search(text)), bool(_REV_FRAME.search(text))
+    for lm in _LINE_RE.finditer(text):
+        line = lm.group(0)
+        words = [w.lower() for w in _WORD3.findall(line)]
+        if len(words) < 3:
+            continue
+        frame_rot = any_rot and bool(_ROT_FRAME.search(line))
+        frame_rev = any_rev and bool(_REV_FRAME.search(line))
+        framed = frame_rot or frame_rev
+        if not framed:
+            if len(words) < 5 or _rate(words) >= 0.15:
+                continue
+            if (
+                _rate([w.translate(_ROT13) for w in words]) < 0.4
+                and _rate([w[::-1] for w in words]) < 0.4
+            ):
+                continue
+        spans = [(m.start(1), m.end(1)) for m in _QUOTED.finditer(line)]
+        after_colon = _AFTER_COLON.search(line)
+        if after_colon:
+            spans.append((after_colon.start(1), after_colon.end(1)))
+        spans.append((0, len(line)))
+        for s, e in spans:
+            chunk = line[s:e]
+            cw = [w.lower() for w in _WORD3.findall(chunk)]
+            if len(cw) < 3 or _rate(cw) >= (0.35 if framed else 0.15):
+                continue
+            visible = re.sub(r"\s", "", chunk)
+            if sum(ch.isalpha() for ch in visible) < 0.75 * len(visible):
+                continue  # code, formulas, tables
+            need = 0.45 if framed else 0.6
+            found = None
+            if len(cw) >= (3 if frame_rot else 5) and _rate([w.translate(_ROT13) for w in cw]) >= need:
+                found = ("rot13", chunk.translate(_ROT13))
+            elif len(cw) >= (3 if frame_rev else 5) and _rate([w[::-1] for w in cw]) >= need:
+                found = ("reversed text", chunk[::-1])
+            if found:
+                start, end = lm.start() + s, lm.start() + e
+                out.append(Decoded("OBF006", start, end, found[0], found[1].strip(), framed, True))
+                break
+    return out
+
+
+_LEET_HINT = re.compile(r"[A-Za-z][0-9@$!]|[0-9@$!][A-Za-z]")
+
+
+def _find_leet(text: str) -> list[Decoded]:
+    """Leetspeak spellings of injection keywords ("1gn0r3 pr3v10u5 1n5truct10n5"). A line qualifies
+    when at least two tokens that contain leet characters map to keywords."""
+    out = []
+    for lm in _LINE_RE.finditer(text):
+        line = lm.group(0)
+        if not _LEET_HINT.search(line):
+            continue
+        hits = []
+        for tm in _LEET_TOKEN.finditer(line):
+            tok = tm.group(0)
+            if not re.search(r"[0-9@$!]", tok) or not re.search(r"[A-Za-z]", tok):
+                continue
+            plain = tok.lower().translate(_LEET)
+            if plain in _LEET_KEYWORDS or plain.rstrip("s") in _LEET_KEYWORDS:
+                hits.append(tm)
+        if len(hits) >= 2:
+            start, end = lm.start() + hits[0].start(), lm.start() + hits[-1].end()
+            segment = text[start:end]
+            plain = _LEET_TOKEN.sub(lambda m: m.group(0).lower().translate(_LEET) if re.search(r"[A-Za-z]", m.group(0)) else m.group(0), segment)
+            out.append(Decoded("OBF008", start, end, "leetspeak", plain, False, True))
+    return out
+
+
+def find_encoded(text: str) -> list[Decoded]:
+    """Every encoded run in ``text`` that passes its gates, sorted by position.
+
+    Overlapping runs keep the first found in this order: base64, hex, escapes, entities,
+    percent-encoding, rot13/reversed, leetspeak. Never raises.
+    """
+    exempt = _exempt_spans(text)
+    found: list[Decoded] = []
+    found += _find_base64(text, exempt)
+    found += _find_hex(text, exempt)
+    found += _find_char_escapes(text, _ESCAPE, _esc_one, "OBF003", "escape sequences", max_gap=3)
+    found += _find_char_escapes(text, _ENTITY, _entity_one, "OBF004", "HTML character references", max_gap=3)
+    found += _find_char_escapes(text, _PERCENT, _pct_one, "OBF007", "percent-encoding", max_gap=3)
+    found += _find_rot_and_reversed(text)
+    found += _find_leet(text)
+    found.sort(key=lambda d: (d.start, -(d.end - d.start)))
+    kept: list[Decoded] = []
+    for d in found:
+        if kept and d.start < kept[-1].end:
+            continue
+        kept.append(d)
+    return kept
+
+
+def _preview(s: str) -> str:
+    s = s.replace("\r\n", "\n").replace("\n", "⏎").replace("\t", " ")
+    s = "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in s)
+    return s if len(s) <= MAX_PREVIEW else s[: MAX_PREVIEW - 1] + "…"
+
+
+def _rescan_all(decoded: str, depth: int) -> list[Finding]:
+    hits = list(rescan(decoded))
+    if depth < MAX_DEPTH:
+        for inner in find_encoded(decoded):
+            nested = _rescan_all(inner.text, depth + 1)
+            hits.append(
+                Finding(
+                    inner.rule,
+                    Severity.ERROR if nested else Severity.WARNING,
+                    inner.start,
+                    inner.end,
+                    f"nested {inner.encoding}",
+                    category=CATEGORY,
+                    hidden_text=inner.text,
+                    data={"decoded_findings": sorted({f.rule for f in nested})},
+                )
+            )
+            hits.extend(nested)
+    return hits
+
+
+def finding_for(d: Decoded, depth: int = 0) -> Finding:
+    """The :class:`Finding` for one decoded run, after rescanning its text."""
+    hits = [h for h in _rescan_all(d.context or d.text, depth) if h.severity <= Severity.WARNING]
+    rule_ids = sorted({h.rule for h in hits})
+    text = f"{d.encoding} decoding to \"{_preview(d.text)}\""
+    if rule_ids:
+        named = ", ".join(rule_ids)
+        msgs = "; ".join(dict.fromkeys(h.message for h in hits if h.message and not h.message.startswith("nested ")))
+        message = f"Encoded instruction: {text}; the decoded text triggers {named}"
+        if msgs:
+            message += f" ({_preview(msgs)})"
+        severity = Severity.ERROR
+    else:
+        message = f"Encoded content: {text}"
+        severity = Severity.WARNING if d.strong else Severity.INFO
+    return Finding(
+        d.rule,
+        severity,
+        d.start,
+        d.end,
+        message,
+        category=CATEGORY,
+        hidden_text=d.text,
+        data={"encoding": d.encoding, "decoded_findings": rule_ids, "keyword": d.keyword},
+    )
+
+
+def scan_text(text: str) -> list[Finding]:
+    """Findings for every encoded run in ``text`` (code-point offsets into ``text``).
+
+    Runs on the model view of ``text`` (:func:`unveil.core.context.model_view`: NFKC, Default_Ignorable
+    code points removed, Unicode tag characters decoded), so a payload split by zero-width characters
+    or smuggled in tag characters is decoded too; ranges are mapped back to ``text``.
+    """
+    try:
+        from unveil.core.context import model_view  # noqa: PLC0415
+
+        view = model_view(text)
+    except Exception:  # noqa: BLE001 - fall back to the raw text
+        view = None
+    if view is None or view.omap is None:
+        return [finding_for(d) for d in find_encoded(text)]
+    out = []
+    for d in find_encoded(view.text):
+        f = finding_for(d)
+        out.append(f.with_(start=view.orig_start(f.start), end=view.orig_end(f.end)))
+    return out
+
+
+def check(ctx) -> Iterable[Finding]:
+    """The obfuscation check over the whole document (prose, code, hidden markup and frontmatter)."""
+    return scan_text(ctx.doc.text)
