@@ -23,7 +23,7 @@ export const DOCUMENT_SELECTOR: DocumentSelector = [
 
 /** Keys of the "unveil" section the server reads (see unveil.core.config.Settings). */
 const SERVER_KEYS = ['select', 'ignore', 'severity', 'prices', 'pricesFile', 'models', 'inlayHints', 'debounceMs',
-  'budgets', 'claudeRatio', 'workspaceScan'];
+  'budgets', 'claudeRatio', 'workspaceScan', 'kinds'];
 
 let client: LanguageClient | undefined;
 let starting: Promise<void> | undefined;

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from unveil import __version__
+from unveil.core import kinds
 from unveil.core.config import DEFAULT_SETTINGS, Settings
 from unveil.core.findings import Severity
 from unveil.reporters.common import FileResult, kind_label, printable
@@ -47,10 +48,6 @@ SKIP_DIRS = frozenset(
      ".pytest_cache", ".ruff_cache"}
 )
 
-#: Used only while :mod:`unveil.core.kinds` has no ``is_agent_file``: Markdown and rule files.
-_FALLBACK_NAMES = frozenset({".cursorrules", ".windsurfrules", ".clinerules"})
-_FALLBACK_SUFFIXES = (".md", ".mdc")
-
 FAIL_ON = ("error", "warning", "info", "hint", "never")
 
 
@@ -58,19 +55,9 @@ FAIL_ON = ("error", "warning", "info", "hint", "never")
 
 
 def is_agent_file(path: str | os.PathLike) -> bool:
-    """Whether a file found while walking a folder is scanned: asks
-    :func:`unveil.core.kinds.is_agent_file`, falling back to ``*.md``, ``*.mdc``,
-    ``.cursorrules``, ``.windsurfrules`` and ``.clinerules``."""
-    from unveil.core import kinds
-
-    fn = getattr(kinds, "is_agent_file", None)
-    if fn is not None:
-        try:
-            return bool(fn(str(path)))
-        except Exception:  # noqa: BLE001 - a kinds bug must not stop a scan
-            log.exception("kinds.is_agent_file failed on %s", path)
-    name = os.path.basename(str(path))
-    return name in _FALLBACK_NAMES or name.lower().endswith(_FALLBACK_SUFFIXES)
+    """Whether a file found while walking a folder is scanned
+    (:func:`unveil.core.kinds.is_agent_file`)."""
+    return kinds.is_agent_file(str(path))
 
 
 def display_path(path: Path, cwd: Path) -> str:
@@ -92,9 +79,10 @@ class Collected:
     errors: list[str] = field(default_factory=list)
 
 
-def collect(paths: Sequence[str], cwd: Path | None = None) -> Collected:
+def collect(paths: Sequence[str], cwd: Path | None = None, kind_map=None) -> Collected:
     """Expand command-line paths: files are taken as given (whatever their kind); folders are
-    walked recursively (sorted, symlinked folders not followed) for recognised agent files.
+    walked recursively (sorted, symlinked folders not followed) for recognised agent files and
+    for files the user's ``kind_map`` (setting ``kinds``: glob → kind id) maps to a kind.
     A path that does not exist or a folder that cannot be listed adds an error message."""
     cwd = (cwd or Path.cwd()).resolve()
     out = Collected()
@@ -121,7 +109,7 @@ def collect(paths: Sequence[str], cwd: Path | None = None) -> Collected:
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
                 for name in sorted(files):
                     f = Path(root) / name
-                    if is_agent_file(f):
+                    if is_agent_file(f) or (kind_map and kinds.mapped_kind(str(f), kind_map)):
                         add(f)
         elif p.exists():
             add(p)
@@ -145,7 +133,7 @@ def analyze_paths(paths: Sequence[str], settings: Settings) -> tuple[list[FileRe
     messages (each also logged to stderr by the caller)."""
     from unveil.core.analyze import analyze
 
-    collected = collect(paths)
+    collected = collect(paths, kind_map=settings.kind_map)
     results: list[FileResult] = []
     errors = list(collected.errors)
     for shown, absolute in collected.files:
@@ -179,9 +167,9 @@ class UsageError(Exception):
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
-    """Settings from ``--select``, ``--ignore``, ``--severity``, ``--models`` and
-    ``--prices-file``. Raises :class:`UsageError` for an unknown rule id or category or a bad
-    severity."""
+    """Settings from ``--select``, ``--ignore``, ``--severity``, ``--models``,
+    ``--prices-file`` and ``--kind GLOB=KIND``. Raises :class:`UsageError` for an unknown rule
+    id or category, a bad severity or an unknown kind id."""
     from unveil.core.rules import bundled_rules
 
     data: dict = {}
@@ -217,6 +205,14 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         data["models"] = models
     if getattr(args, "prices_file", None):
         data["pricesFile"] = args.prices_file
+    kind_map = {}
+    for item in getattr(args, "kind", None) or ():
+        glob, sep, kind_id = item.rpartition("=")
+        if not sep or not glob.strip() or not kind_id.strip():
+            raise UsageError(f"--kind expects GLOB=KIND, got {item!r}")
+        kind_map[glob.strip()] = kind_id.strip()
+    if kind_map:
+        data["kinds"] = kind_map
     settings = DEFAULT_SETTINGS.merged(data) if data else DEFAULT_SETTINGS
     for problem in settings.problems:
         raise UsageError(problem)
@@ -561,12 +557,18 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--severity", action="append", metavar="RULE=LEVEL",
                        help="override a rule's or category's severity, e.g. HID020=error")
 
+    def kind_option(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--kind", action="append", metavar="GLOB=KIND",
+                       help="treat files matching GLOB as kind KIND, e.g. 'docs/agents/*.md=claude-agent' "
+                            "(repeatable; checked before the built-in patterns)")
+
     check = sub.add_parser("check", help="scan files and folders for hidden content")
     check.add_argument("paths", nargs="+", metavar="PATH", help="files, or folders to scan for agent files")
     check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     check.add_argument("--fail-on", choices=FAIL_ON, default="error",
                        help="exit 1 when a finding is at or above this severity (default: error)")
     rule_options(check)
+    kind_option(check)
     check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                        help="colour the text format (auto: only on a terminal, unless NO_COLOR is set)")
@@ -577,6 +579,7 @@ def build_parser() -> argparse.ArgumentParser:
     cost.add_argument("--models", action="append", metavar="A,B",
                       help="models to price, by id or display name (comma-separated)")
     cost.add_argument("--prices-file", metavar="FILE", help="TOML price table overriding the bundled one")
+    kind_option(cost)
     cost.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
 
     rules = sub.add_parser("rules", help="list the bundled rules")

@@ -79,7 +79,7 @@ def analyze(
     doc = Document(text)
     md = markdown.parse(doc)
     fm = frontmatter.parse(text)
-    kind = kinds.detect_kind(path, fm.mapping)
+    kind = kinds.detect_kind(path, fm.mapping, settings.kind_map)
     ctx = Context(doc=doc, markdown=md, kind=kind, settings=settings, path=path,
                   imports=_resolve_imports(text, path, kind, md, reader), frontmatter=fm)
     found: list[Finding] = []

@@ -32,6 +32,9 @@ class Settings:
     * ``claude_ratio`` — Claude tokens per o200k token for the "≈ Claude" estimate (``None``:
       the price table's ratio, see :func:`unveil.core.cost.claude_ratio`).
     * ``workspace_scan`` — the language server scans the workspace for agent files on start.
+    * ``kind_map`` — path glob → kind id (setting ``kinds``), consulted before the bundled
+      patterns by :func:`unveil.core.kinds.detect_kind`; e.g. ``{"docs/agents/*.md":
+      "claude-agent"}``. Unknown kind ids are dropped and reported in ``problems``.
     """
 
     select: frozenset[str] = frozenset()
@@ -45,6 +48,7 @@ class Settings:
     budgets: Mapping[str, int] = field(default_factory=dict)
     claude_ratio: float | None = None
     workspace_scan: bool = True
+    kind_map: Mapping[str, str] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
 
     def rule_enabled(self, rule_id: str, category: str) -> bool:
@@ -162,6 +166,24 @@ class Settings:
                     problems.append("setting 'claudeRatio' must be a positive number (Claude tokens per o200k token)")
         if "workspaceScan" in data and data["workspaceScan"] is not None:
             changes["workspace_scan"] = bool(data["workspaceScan"])
+        if "kinds" in data and data["kinds"] is not None:
+            raw = data["kinds"]
+            if isinstance(raw, Mapping):
+                from unveil.core.kinds import kind_ids
+
+                known = kind_ids()
+                kind_map = dict(self.kind_map)
+                for pattern, kind_id in raw.items():
+                    if not isinstance(kind_id, str) or kind_id not in known:
+                        problems.append(f"setting kinds.{pattern}: unknown kind {kind_id!r} "
+                                        f"(known: {', '.join(sorted(known))})")
+                    elif not str(pattern).strip("/"):
+                        problems.append(f"setting kinds: empty glob for kind {kind_id!r}")
+                    else:
+                        kind_map[str(pattern)] = kind_id
+                changes["kind_map"] = kind_map
+            else:
+                problems.append("setting 'kinds' must map path globs to kind ids")
         changes["problems"] = tuple(problems)
         return replace(self, **changes)
 

@@ -155,11 +155,42 @@ def _has(fm: Mapping[str, Any] | None, keys: tuple[str, ...]) -> bool:
     return all(fm is not None and fm.get(k) not in (None, "") for k in keys)
 
 
-def detect_kind(path: str | None, frontmatter: Mapping[str, Any] | None = None) -> str:
+def kind_ids() -> frozenset[str]:
+    """Ids of every bundled kind (including ``"markdown"``), for validating configuration."""
+    return frozenset(k.id for k in all_kinds())
+
+
+def mapped_kind(path: str | None, kind_map: Mapping[str, str] | None) -> str | None:
+    """The kind id that the user mapping ``kind_map`` (glob → kind id, setting ``kinds``)
+    gives ``path``, or ``None``. Globs are matched with :func:`path_matches` (a relative glob
+    matches the end of the path; ``**`` spans folders); the first matching entry in the
+    mapping's order wins; entries whose kind id is not a bundled kind are skipped. Never raises."""
+    if not path or not isinstance(kind_map, Mapping):
+        return None
+    known = kind_ids()
+    for pattern, kind_id in kind_map.items():
+        try:
+            if kind_id in known and path_matches(path, str(pattern)):
+                return kind_id
+        except Exception as exc:  # noqa: BLE001 - a bad glob is never worth a crash
+            log.error("kind mapping %r failed on %r: %s", pattern, path, exc)
+    return None
+
+
+def detect_kind(
+    path: str | None,
+    frontmatter: Mapping[str, Any] | None = None,
+    kind_map: Mapping[str, str] | None = None,
+) -> str:
     """Kind id of the file at ``path`` (``None`` for untitled buffers) with parsed
-    ``frontmatter`` (the top-level mapping, or ``None``). Never raises; ``"markdown"`` when
-    nothing matches."""
+    ``frontmatter`` (the top-level mapping, or ``None``). ``kind_map`` — the user's glob → kind
+    id mapping (:attr:`unveil.core.config.Settings.kind_map`) — is consulted first (see
+    :func:`mapped_kind`), then the bundled patterns, then frontmatter. Never raises;
+    ``"markdown"`` when nothing matches."""
     try:
+        mapped = mapped_kind(path, kind_map)
+        if mapped is not None:
+            return mapped
         fm = frontmatter if isinstance(frontmatter, Mapping) else None
         kinds = all_kinds()
         if path:

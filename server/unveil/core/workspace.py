@@ -28,8 +28,6 @@ SKIP_DIRS = frozenset(
 MAX_FILES = 5_000
 """At most this many files are collected per root (a safety net for huge trees)."""
 
-MAX_FILE_BYTES = 4 * 1024 * 1024
-"""Files larger than this are skipped (Claude Code skips memory files over 4 MiB)."""
 
 SEVERITIES = ("error", "warning", "info", "hint")
 UNKNOWN_KIND = "markdown"
@@ -38,8 +36,9 @@ UNKNOWN_KIND = "markdown"
 def find_agent_files(root: str | os.PathLike, *, skip_dirs: Iterable[str] = SKIP_DIRS,
                      limit: int = MAX_FILES) -> list[Path]:
     """Agent files under ``root`` (absolute paths, sorted walk order, symlinked folders not
-    followed, files over :data:`MAX_FILE_BYTES` skipped). A missing or unreadable ``root`` gives
-    ``[]``; unreadable subfolders are skipped. Never raises."""
+    followed; at most ``limit`` files — a caller that gets exactly ``limit`` back must say that
+    the rest was not scanned). No size cap: large files are analysed too. A missing or
+    unreadable ``root`` gives ``[]``; unreadable subfolders are skipped. Never raises."""
     from unveil.core import kinds
 
     skip = frozenset(skip_dirs)
@@ -51,7 +50,7 @@ def find_agent_files(root: str | os.PathLike, *, skip_dirs: Iterable[str] = SKIP
             for name in sorted(files):
                 p = Path(folder) / name
                 try:
-                    if not kinds.is_agent_file(str(p)) or not p.is_file() or p.stat().st_size > MAX_FILE_BYTES:
+                    if not kinds.is_agent_file(str(p)) or not p.is_file():
                         continue
                 except (OSError, ValueError):
                     continue

@@ -155,7 +155,15 @@ class WorkspaceIndex:
             self._roots = self.roots()
             files: list[Path] = []
             for r in self._roots:
-                files.extend(await loop.run_in_executor(None, ws_core.find_agent_files, r))
+                found = await loop.run_in_executor(None, ws_core.find_agent_files, r)
+                files.extend(found)
+                if len(found) >= ws_core.MAX_FILES:
+                    # never miss silently: say what the background scan left out
+                    msg = (f"unveil: {r} has more than {ws_core.MAX_FILES:,} agent files; only the first "
+                           f"{ws_core.MAX_FILES:,} were scanned in the background. Open a file to scan it.")
+                    log.warning(msg)
+                    self.server.window_show_message(
+                        types.ShowMessageParams(type=types.MessageType.Warning, message=msg))
             if self._supports_progress():
                 token = f"unveil-scan-{uuid.uuid4()}"
                 try:
