@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from unveil.core.rules import rules_doc_file
+
 import sys
 import types as pytypes
 from dataclasses import replace
@@ -116,7 +118,8 @@ def test_hover_on_finding_reveals_text_tokens_and_link():
     assert "tag characters spell 'AB'" in value
     assert "```text\nAB\n```" in value
     assert "1 tok hidden" in value
-    assert "(https://github.com/unveil-lsp/unveil/blob/main/docs/rules.md#hid001)" in value
+    assert f"({rules_doc_file().as_uri()}#hid001)" in value
+    assert rules_doc_file().is_file()
     z = hover(a, TEXT.find(ZWSP), 1, "utf-16").contents.value
     assert "Hidden code points: `U+200B`" in z
 

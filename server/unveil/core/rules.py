@@ -73,8 +73,10 @@ class Rule:
 
     @property
     def doc_url(self) -> str:
-        """Link to this rule's documentation page (used as LSP ``codeDescription.href``)."""
-        return f"https://github.com/unveil-lsp/unveil/blob/main/docs/rules.md#{self.id.lower()}"
+        """Link to this rule's section of the rule reference (LSP ``codeDescription.href``, SARIF
+        ``helpUri``): a ``file://`` URI of ``docs/rules.md`` as installed with the package (the
+        wheel ships it as ``unveil/docs/rules.md``), so it opens offline in any editor."""
+        return f"{rules_doc_file().as_uri()}#{self.id.lower()}"
 
 
 @dataclass
@@ -92,6 +94,16 @@ class RuleSet:
 
     def __len__(self) -> int:
         return len(self.rules)
+
+
+def rules_doc_file() -> Path:
+    """The generated rule reference: ``unveil/docs/rules.md`` in an installed wheel, else the
+    source tree's ``docs/rules.md`` (editable installs and running from a checkout)."""
+    here = Path(__file__).resolve().parent.parent
+    installed = here / "docs" / "rules.md"
+    if installed.is_file():
+        return installed
+    return here.parent.parent / "docs" / "rules.md"
 
 
 def bundled_rules_dir() -> Path:
