@@ -75,6 +75,9 @@ rule, and the other rules keep working.
 from __future__ import annotations
 
 import logging
+import re
+import time
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -118,6 +121,12 @@ class PatternRule:
     raise_if: list
     lower_if: list
     combo: str | None
+    prefilters: list = field(default_factory=list)
+    """Per pattern (same order as ``patterns``): the literals a match needs (see
+    :func:`required_literals`); empty = always run the pattern."""
+    single_line: list = field(default_factory=list)
+    """Per pattern: ``True`` when no match (lookarounds included) can cross a line break (see
+    :func:`single_line`), so the pattern may run on candidate lines only."""
 
     @property
     def id(self) -> str:
@@ -183,9 +192,10 @@ def compile_rule(rule: Rule) -> PatternRule:
     combo = raw.get("combo", COMBO_DEFAULTS.get(rule.category))
     if combo not in (None, "input", "secrets", "egress"):
         raise ValueError(f"rule {rid}: combo must be input, secrets or egress")
+    compiled = _compile_list(pats, flags, "patterns", rid)
     return PatternRule(
         rule=rule,
-        patterns=_compile_list(pats, flags, "patterns", rid),
+        patterns=compiled,
         requires=_compile_list(_strings(raw.get("requires"), "requires", rid), flags, "requires", rid),
         excludes=_compile_list(_strings(raw.get("excludes"), "excludes", rid), flags, "excludes", rid),
         applies=frozenset(applies),
@@ -195,7 +205,267 @@ def compile_rule(rule: Rule) -> PatternRule:
         raise_if=_compile_list(_strings(ctx.get("raise_if"), "raise_if", rid), flags, "context.raise_if", rid),
         lower_if=_compile_list(_strings(ctx.get("lower_if"), "lower_if", rid), flags, "context.lower_if", rid),
         combo=combo,
+        prefilters=[required_literals(p.pattern, p.flags) for p in compiled],
+        single_line=[single_line(p.pattern, p.flags) for p in compiled],
     )
+
+
+# A literal prefilter: most rules need words ("exfiltrate", "webhook.site", ".ssh") that a given
+# document does not contain; testing those words with ``str.__contains__`` on the case-folded
+# model view is far cheaper than running the `regex` pattern over the whole text.
+try:  # Python 3.11+
+    from re import _constants as _sre_c, _parser as _sre_parse
+except ImportError:  # Python 3.10
+    import sre_constants as _sre_c  # type: ignore[no-redef]
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
+# `regex`-only syntax that the stdlib parser would misread as literals (fuzzy "{e<=1}", POSIX
+# classes "[[:alpha:]]", branch reset, version/full-case/reverse flags, \p{..}, \K …): no prefilter for these.
+_NO_PREFILTER = regex.compile(r"\{[^}]*[<>=]|\[\[:|\(\?\||\(\?[a-zA-Z]*[Vfr]|\\[pPXmMGKNhL]")
+_REPEATS = tuple(getattr(_sre_c, n) for n in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") if hasattr(_sre_c, n))
+_ATOMIC = getattr(_sre_c, "ATOMIC_GROUP", None)
+
+
+def _best_clause(clauses: list[frozenset[str]]) -> frozenset[str]:
+    return max(clauses, key=lambda c: (min(map(len, c)), -len(c)))
+
+
+def _clauses(items) -> list[frozenset[str]]:
+    """Conjunctive normal form of the literals a match of the parsed sequence ``items`` contains:
+    each clause is a set of case-folded strings of which at least one occurs in the match."""
+    clauses: list[frozenset[str]] = []
+    run: list[str] = []
+
+    def flush():
+        if run:
+            s = "".join(run).casefold()
+            if s.strip():
+                clauses.append(frozenset([s]))
+            run.clear()
+
+    for op, av in items:
+        if op is _sre_c.LITERAL:
+            run.append(chr(av))
+            continue
+        if op is _sre_c.AT:  # zero-width anchors keep neighbouring literals adjacent
+            continue
+        flush()
+        if op is _sre_c.SUBPATTERN:
+            clauses += _clauses(av[-1])
+        elif _ATOMIC is not None and op is _ATOMIC:
+            clauses += _clauses(av)
+        elif op in _REPEATS:
+            if av[0] >= 1:
+                clauses += _clauses(av[2])
+        elif op is _sre_c.BRANCH:
+            alts: set[str] = set()
+            for branch in av[1]:
+                sub = _clauses(branch)
+                if not sub:
+                    alts = set()
+                    break
+                alts |= _best_clause(sub)
+            if alts:
+                clauses.append(frozenset(alts))
+        elif op is _sre_c.IN:
+            lits = [chr(a) for o, a in av if o is _sre_c.LITERAL]
+            if lits and len(lits) == len(av) and len(lits) <= 4:
+                clauses.append(frozenset(c.casefold() for c in lits))
+        # Anything else (any char, classes, lookarounds, back-references) requires no literal.
+    flush()
+    return clauses
+
+
+@lru_cache(maxsize=4096)
+def required_literals(pattern: str, flags: int = 0) -> tuple[frozenset[str], ...]:
+    """Literals that any match of ``pattern`` (compiled case-insensitively) must contain, as a
+    tuple of clauses: every clause has at least one member (a case-folded string) occurring in
+    the match. The most selective clauses come first. ``()`` when nothing is known (the
+    pattern then always runs); never raises. Parsed with the stdlib ``re`` parser, which reads
+    the `regex` V0 syntax used by the rules the same way; `regex`-only syntax is left alone."""
+    try:
+        if _NO_PREFILTER.search(pattern):
+            return ()
+        parsed = _sre_parse.parse(pattern, (re.VERBOSE if flags & regex.VERBOSE else 0) | re.IGNORECASE | re.MULTILINE)
+        clauses = set(_clauses(list(parsed)))
+    except Exception:  # noqa: BLE001 - any doubt: no prefilter
+        return ()
+    return tuple(sorted(clauses, key=lambda c: (-min(map(len, c)), len(c), sorted(c))))
+
+
+_NL = ord("\n")
+_SPACE_LIKE = {"CATEGORY_SPACE", "CATEGORY_NOT_DIGIT", "CATEGORY_NOT_WORD", "CATEGORY_LINEBREAK",
+               "CATEGORY_UNI_SPACE", "CATEGORY_UNI_NOT_DIGIT", "CATEGORY_UNI_NOT_WORD", "CATEGORY_UNI_LINEBREAK",
+               "CATEGORY_LOC_NOT_WORD"}
+_NO_NL = {"CATEGORY_DIGIT", "CATEGORY_NOT_SPACE", "CATEGORY_WORD", "CATEGORY_NOT_LINEBREAK",
+          "CATEGORY_UNI_DIGIT", "CATEGORY_UNI_NOT_SPACE", "CATEGORY_UNI_WORD", "CATEGORY_UNI_NOT_LINEBREAK",
+          "CATEGORY_LOC_WORD"}
+
+
+def _name(code) -> str:
+    return getattr(code, "name", None) or str(code)
+
+
+def _class_has_newline(items) -> bool:
+    negate = False
+    has = False
+    for op, av in items:
+        if op is _sre_c.NEGATE:
+            negate = True
+        elif op is _sre_c.LITERAL:
+            has = has or av == _NL
+        elif op is _sre_c.RANGE:
+            has = has or av[0] <= _NL <= av[1]
+        elif op is _sre_c.CATEGORY and _name(av) in _SPACE_LIKE:
+            has = True
+        elif op is _sre_c.CATEGORY and _name(av) in _NO_NL:
+            pass
+        else:
+            raise ValueError("unknown class item")
+    return has != negate
+
+
+def _no_newline(items, dotall: bool) -> bool:
+    """Whether nothing in the parsed ``items`` can consume a line feed."""
+    for op, av in items:
+        if op is _sre_c.LITERAL:
+            if av == _NL:
+                return False
+        elif op is _sre_c.NOT_LITERAL:
+            if av != _NL:
+                return False
+        elif op is _sre_c.ANY:
+            if dotall:
+                return False
+        elif op is _sre_c.IN:
+            if _class_has_newline(av):
+                return False
+        elif op is _sre_c.AT:
+            if _name(av) in ("AT_BEGINNING_STRING", "AT_END_STRING"):
+                return False
+        elif op is _sre_c.SUBPATTERN:
+            add, rem = av[1], av[2]
+            sub_dotall = (dotall or bool(add & re.DOTALL)) and not (rem & re.DOTALL)
+            if not _no_newline(av[-1], sub_dotall):
+                return False
+        elif _ATOMIC is not None and op is _ATOMIC:
+            if not _no_newline(av, dotall):
+                return False
+        elif op in _REPEATS:
+            if not _no_newline(av[2], dotall):
+                return False
+        elif op is _sre_c.BRANCH:
+            if not all(_no_newline(b, dotall) for b in av[1]):
+                return False
+        elif op in (_sre_c.ASSERT, _sre_c.ASSERT_NOT):
+            if not _no_newline(av[1], dotall):
+                return False
+        elif op is _sre_c.GROUPREF:
+            pass  # repeats a group that itself cannot hold a line feed
+        else:
+            return False
+    return True
+
+
+@lru_cache(maxsize=4096)
+def single_line(pattern: str, flags: int = 0) -> bool:
+    """Whether no match of ``pattern`` (compiled with MULTILINE, without DOTALL), nor any of
+    its lookarounds, can consume a line feed: its matches then lie within one line and it finds
+    the same matches when run line by line (``pos``/``endpos``, the line feed included).
+    ``False`` when unsure; never raises."""
+    try:
+        if _NO_PREFILTER.search(pattern) or "(?-" in pattern or "(?^" in pattern or flags & regex.DOTALL:
+            return False
+        parsed = _sre_parse.parse(pattern, (re.VERBOSE if flags & regex.VERBOSE else 0) | re.IGNORECASE | re.MULTILINE)
+        return _no_newline(list(parsed), bool(parsed.state.flags & re.DOTALL))
+    except Exception:  # noqa: BLE001 - any doubt: whole text
+        return False
+
+
+class _Lines:
+    """Line index of the case-folded model view, for running single-line patterns only on the
+    lines that hold their literals. Usable only when case folding kept every offset."""
+
+    def __init__(self, view_text: str, folded: str):
+        self.ok = len(folded) == len(view_text)
+        self.folded = folded
+        self.starts = [0]
+        if self.ok:
+            find = folded.find
+            i = find("\n")
+            while i >= 0:
+                self.starts.append(i + 1)
+                i = find("\n", i + 1)
+        self.n = len(self.starts)
+        self.lines_of: dict[str, set[int]] = {}
+
+    def span(self, line: int) -> tuple[int, int]:
+        """``(start, endpos)`` of ``line``, its line feed included."""
+        end = self.starts[line + 1] if line + 1 < self.n else len(self.folded)
+        return self.starts[line], end
+
+    def with_literal(self, lit: str, limit: int) -> set[int] | None:
+        """Lines holding ``lit`` (``None`` when more than ``limit`` occurrences)."""
+        got = self.lines_of.get(lit, 0)
+        if got != 0:
+            return got
+        out: set[int] | None = set()
+        find, starts = self.folded.find, self.starts
+        i, count = find(lit), 0
+        while i >= 0:
+            count += 1
+            if count > limit:
+                out = None
+                break
+            out.add(bisect_right(starts, i) - 1)
+            i = find(lit, i + 1)
+        self.lines_of[lit] = out
+        return out
+
+    def candidates(self, clauses) -> list[int] | None:
+        """Sorted lines on which every clause has a member, or ``None`` when that is most of
+        the document (then running over the whole text is as cheap)."""
+        limit = max(64, self.n // 4)
+        lines: set[int] = set()
+        for lit in clauses[0]:
+            got = self.with_literal(lit, limit)
+            if got is None:
+                return None
+            lines |= got
+            if len(lines) > limit:
+                return None
+        out = []
+        for ln in sorted(lines):
+            s, e = self.span(ln)
+            text = self.folded[s:e]
+            if all(any(lit in text for lit in clause) for clause in clauses[1:]):
+                out.append(ln)
+        return out
+
+
+def _in_spans(pat, text: str, spans, timeout: float):
+    """Matches of ``pat`` in ``text`` restricted to ``spans`` (``(pos, endpos)`` pairs in
+    order), with one ``timeout`` for them all, like a single ``finditer`` over the text."""
+    deadline = time.monotonic() + timeout
+    for pos, endpos in spans:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("regex timed out")
+        yield from pat.finditer(text, pos, endpos, timeout=left)
+
+
+def _may_match(clauses, folded: str, seen: dict[str, bool]) -> bool:
+    """Whether every clause has a member in ``folded`` (memoised per literal in ``seen``)."""
+    for clause in clauses:
+        for lit in clause:
+            hit = seen.get(lit)
+            if hit is None:
+                hit = seen[lit] = lit in folded
+            if hit:
+                break
+        else:
+            return False
+    return True
 
 
 def compile_rules(rules: Iterable[Rule], errors: list[str] | None = None) -> PatternRules:
@@ -257,15 +527,33 @@ def run_rules(ctx, prules: PatternRules, timeout: float = PATTERN_TIMEOUT) -> li
     dc = cx.doc_context(text, getattr(ctx, "markdown", None))
     vt = dc.view.text
     kind = getattr(ctx, "kind", "*") or "*"
+    folded = vt.casefold()
+    present: dict[str, bool] = {}
+    lines: _Lines | None = None
     out: list[Finding] = []
     for pr in prules.rules:
         if "*" not in pr.kinds and kind not in pr.kinds:
             continue
         seen: list[tuple[int, int]] = []  # one finding per overlapping stretch, whichever pattern hit first
-        for pat in pr.patterns:
+        for i, pat in enumerate(pr.patterns):
+            clauses = pr.prefilters[i] if i < len(pr.prefilters) else ()
+            if clauses and not _may_match(clauses, folded, present):
+                continue
+            spans = None  # None: the whole text; else (pos, endpos) of the candidate lines
+            if clauses and i < len(pr.single_line) and pr.single_line[i]:
+                if lines is None:
+                    lines = _Lines(vt, folded)
+                if lines.ok:
+                    cand = lines.candidates(clauses)
+                    if cand is not None:
+                        spans = [lines.span(ln) for ln in cand]
             last = 0
             try:
-                for m in pat.finditer(vt, timeout=timeout):
+                if spans is None:
+                    matches = pat.finditer(vt, timeout=timeout)
+                else:
+                    matches = _in_spans(pat, vt, spans, timeout)
+                for m in matches:
                     last = m.end()
                     try:
                         vs, ve = m.span("hit")
