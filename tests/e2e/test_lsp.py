@@ -122,12 +122,13 @@ async def test_inlay_hints_full_and_partial_range(client: LanguageClient, uri: s
 
     full = await client.text_document_inlay_hint_async(types.InlayHintParams(text_document=ident, range=rng(0, 0, 6, 0)))
     line_len = {0: 7, 2: 9, 4: 9}
-    first, *rest = report.sections  # the heading on line 0 joins the summary hint
-    expected = [(0, 7, f"{summary_text(report)} · section {format_tokens(first.tokens)} tok")] + [
+    first, *rest = report.sections  # the heading on line 0: its count goes to the summary's tooltip
+    expected = [(0, 7, summary_text(report))] + [
         (s.line, line_len[s.line], f"{format_tokens(s.tokens)} tok") for s in rest
     ]
     assert [(h.position.line, h.position.character, h.label) for h in full] == sorted(expected, key=lambda e: e[0])
     assert [s.line for s in report.sections] == [0, 2, 4]
+    assert f'Section "Notes": {format_tokens(first.tokens)} tok' in full[0].tooltip
 
     part = await client.text_document_inlay_hint_async(types.InlayHintParams(text_document=ident, range=rng(3, 0, 5, 0)))
     assert [(h.position.line, h.position.character, h.label) for h in part] == [

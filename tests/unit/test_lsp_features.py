@@ -81,7 +81,7 @@ def test_finding_for_by_index_then_by_range():
 def test_inlay_hints_full_range_absolute_lines():
     hints = inlay_hints(make(), None, "utf-16")
     assert [(h.position.line, h.position.character, h.label) for h in hints] == [
-        (0, 7, "120 tok/session · 30 tok on invoke · section 100 tok"),
+        (0, 7, "120 tok/session · 30 tok on invoke"),
         (2, 7, "20 tok"),
     ]
 

@@ -51,14 +51,15 @@ def inlay_hints(analysis: Analysis, rng: types.Range | None, encoding: str) -> l
     if getattr(report, "claude_session", None) is not None and getattr(report, "claude_ratio", None):
         tooltip += (f"\n≈ Claude (estimate, ×{report.claude_ratio:g}): {format_tokens(report.claude_session)} "
                     f"tok/session · {format_tokens(report.claude_invoke)} tok on invoke")
-    summary = summary_text(report)
     for section in getattr(report, "sections", ()) or ():
         if section.line == top:
-            # one hint per line: a heading on the summary line joins the summary
-            summary += f" · section {format_tokens(section.tokens)} tok"
+            # One hint per line, and short: VS Code cuts labels longer than
+            # editor.inlayHints.maximumLength (43 characters by default), so a heading on the
+            # summary line gets its section count in the summary's tooltip, not in the label.
+            tooltip += f"\nSection \"{section.title}\": {format_tokens(section.tokens)} tok"
         elif 0 <= section.line < doc.line_count:
             wanted.append((section.line, f"{format_tokens(section.tokens)} tok", None))
-    wanted.append((top, summary, tooltip.strip() or None))
+    wanted.append((top, summary_text(report), tooltip.strip() or None))
     hints = []
     seen: set[tuple[int, str]] = set()
     for line, label, tooltip in sorted(wanted, key=lambda w: w[0]):
