@@ -1,0 +1,575 @@
+#!/usr/bin/env python3
+"""Accuracy of unveil's hidden-content detection on ``../shared/corpus`` (issue 2, "Tests and figures").
+
+Runs :func:`unveil.core.analyze.analyze` over the labelled corpus and prints four figures:
+
+(a) ``synthetic/LABELS.tsv``: every hidden-content case (categories in :data:`HIDDEN_LABELS`) must
+    get a finding of category ``hidden-content`` whose start is on the labelled 1-based line. The
+    other labelled categories (issue 3's risky directives) are reported as recall of any
+    non-hidden-content finding on that line — informational, not a target yet.
+(b) ``malicious/PROVENANCE.tsv``: every ``positive`` row whose technique is hidden-content-like
+    (:data:`HIDDEN_TECHNIQUE`) must get a hidden-content finding; the file has no line column, so
+    "found" means anywhere in the file and the lines are printed. Other positives: any finding at
+    warning or above (informational).
+(c) Hard negatives (LABELS category ``none``) and ``negative-control`` rows: no error-level finding.
+(d) Benign corpus (``benign/MANIFEST.tsv``): share of files with any error (target < 1 %), share with
+    a hidden-content error, and the rules firing at error and at warning with counts and examples.
+
+Files are read as bytes and decoded as UTF-8 with ``surrogateescape`` (undecodable bytes reach the
+checks as lone surrogates); each is analysed under the path it has in its source repository so the
+file kind is detected as in real use. Token counting is skipped (it does not affect findings).
+
+Usage (from the repository root)::
+
+    python scripts/accuracy.py                 # print, write docs/accuracy.md + benchmarks/accuracy.json
+    python scripts/accuracy.py --no-write      # print only
+    python scripts/accuracy.py --corpus /path/to/corpus --jobs 2
+    python scripts/accuracy.py --skip-benign --no-write   # labelled sets only, about a second
+
+Exit status: 0 when every target of issue 2 is met, 1 when one is missed, 2 when the corpus is
+missing or unreadable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import concurrent.futures
+import csv
+import datetime as _dt
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
+
+#: LABELS.tsv categories that are hidden content (must be found, category ``hidden-content``).
+HIDDEN_LABELS = frozenset(
+    {
+        "hidden-unicode-tags",
+        "zero-width-obfuscation",
+        "bidi-override",
+        "html-comment-directive",
+        "md-reference-comment",
+        "homoglyph",
+    }
+)
+
+#: PROVENANCE.tsv techniques that hide content (ASCII smuggling with tag characters, gremlin
+#: characters, Trojan Source bidi, zero-width...), matched case-insensitively.
+HIDDEN_TECHNIQUE = re.compile(
+    r"smuggl|gremlin|zero.?width|invisible|bidi|trojan|tag char|homoglyph|confusable|hidden|html comment",
+    re.I,
+)
+
+#: The synthetic cases name the agent file kind they imitate in their note ("[skill] ...").
+#: Each is analysed under a path of that kind; {stem} is the file name without ".md".
+SYNTHETIC_KIND_PATHS = {
+    "skill": ".claude/skills/{stem}/SKILL.md",
+    "claude-agent": ".claude/agents/{stem}.md",
+    "claude-command": ".claude/commands/{stem}.md",
+    "claude-md": "CLAUDE.md",
+    "agents-md": "AGENTS.md",
+    "cursor-rule": ".cursor/rules/{stem}.mdc",
+    "windsurf-rules": ".windsurf/rules/{stem}.md",
+    "copilot-instructions": ".github/copilot-instructions.md",
+    "instructions": ".github/instructions/{stem}.instructions.md",
+    "prompt": ".github/prompts/{stem}.prompt.md",
+}
+
+BENIGN_ERROR_SHARE_TARGET = 0.01  # issue 2: "fewer than 1% of benign files get any error"
+
+SEVERITY_RANK = {"error": 1, "warning": 2, "info": 3, "hint": 4}
+
+
+# --------------------------------------------------------------------------- input
+
+
+def read_tsv(path: Path) -> list[dict[str, str]]:
+    """Rows of a tab-separated file with a header line (no quoting)."""
+    with path.open(encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def synthetic_kind_path(file: str, note: str) -> str:
+    """The path a synthetic case is analysed under, from the ``[kind]`` tag of its note."""
+    m = re.match(r"\s*\[([^\]]+)\]", note or "")
+    stem = file[:-3] if file.endswith(".md") else file
+    template = SYNTHETIC_KIND_PATHS.get(m.group(1)) if m else None
+    return template.format(stem=stem) if template else file
+
+
+# --------------------------------------------------------------------------- worker
+
+
+def scan(job: tuple[str, str, str]) -> tuple[str, dict]:
+    """Analyse one file (runs in a worker process).
+
+    ``job`` is ``(key, file on disk, path to analyse it under)``. Returns ``(key, result)`` where
+    ``result`` has ``kind``, ``bytes``, ``seconds`` (analysis time) and ``findings`` (dicts with
+    rule, category, severity label, 1-based line and code-point column, message), or ``crash``
+    (a string) when reading or analysing raised.
+    """
+    key, disk_path, kind_path = job
+    try:
+        from unveil.core.analyze import analyze
+        from unveil.core.findings import Severity
+
+        data = Path(disk_path).read_bytes()
+        text = data.decode("utf-8", "surrogateescape")
+        t0 = time.perf_counter()
+        result = analyze(text, kind_path, count_tokens=False)
+        seconds = time.perf_counter() - t0
+        findings = []
+        for f in result.findings:
+            pos = result.doc.position(f.start)
+            findings.append(
+                {
+                    "rule": f.rule,
+                    "category": f.category,
+                    "severity": Severity(f.severity).label,
+                    "line": pos.line + 1,
+                    "column": pos.character + 1,
+                    "message": f.message if len(f.message) <= 240 else f.message[:237] + "...",
+                }
+            )
+        return key, {"kind": result.kind, "bytes": len(data), "seconds": seconds, "findings": findings}
+    except Exception as exc:  # noqa: BLE001 - report, never stop the run
+        return key, {"crash": f"{type(exc).__name__}: {exc}", "findings": []}
+
+
+def run_jobs(jobs: list[tuple[str, str, str]], workers: int) -> dict[str, dict]:
+    """Scan every job with a process pool of ``workers`` (largest files first for balance)."""
+    jobs = sorted(jobs, key=lambda j: -os.path.getsize(j[1]) if os.path.exists(j[1]) else 0)
+    if workers <= 1:
+        return dict(scan(j) for j in jobs)
+    with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+        return dict(pool.map(scan, jobs, chunksize=8))
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def _has_error(res: dict) -> bool:
+    return bool(res.get("crash")) or any(f["severity"] == "error" for f in res["findings"])
+
+
+def _brief(f: dict) -> str:
+    return f"{f['rule']} {f['severity']} L{f['line']}:{f['column']}"
+
+
+def _grouped(findings: list[dict], max_lines: int = 4) -> list[str]:
+    """Findings summarised per rule and severity: "HID002 warning ×3 L3:6, L3:18, L9:1"."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for f in findings:
+        groups.setdefault((f["rule"], f["severity"]), []).append(f"L{f['line']}:{f['column']}")
+    out = []
+    for (rule, sev), where in groups.items():
+        more = f", +{len(where) - max_lines} more" if len(where) > max_lines else ""
+        count = f" ×{len(where)}" if len(where) > 1 else ""
+        out.append(f"{rule} {sev}{count} {', '.join(where[:max_lines])}{more}")
+    return out
+
+
+def synthetic_figures(corpus: Path, results: dict[str, dict]) -> dict:
+    """Figure (a) and the hard-negative half of (c)."""
+    rows = read_tsv(corpus / "synthetic" / "LABELS.tsv")
+    hidden, risky, negatives = [], [], []
+    for row in rows:
+        file, cat, line_s = row["file"], row["expected_category"], row["expected_line"]
+        res = results.get(f"synthetic/{file}")
+        if res is None:
+            res = {"crash": "file missing", "findings": []}
+        if cat == "none":
+            errors = [f for f in res["findings"] if f["severity"] == "error"]
+            negatives.append(
+                {
+                    "file": f"synthetic/{file}",
+                    "source": "LABELS none",
+                    "errors": [_brief(f) + " " + f["message"] for f in errors],
+                    "crash": res.get("crash"),
+                    "findings": _grouped(res["findings"]),
+                    "ok": not _has_error(res),
+                }
+            )
+            continue
+        line = int(line_s)
+        if cat in HIDDEN_LABELS:
+            match = [f for f in res["findings"] if f["category"] == "hidden-content" and f["line"] == line]
+            bucket = hidden
+        else:
+            match = [
+                f
+                for f in res["findings"]
+                if f["category"] not in ("hidden-content", "internal") and f["line"] == line
+            ]
+            bucket = risky
+        bucket.append(
+            {
+                "file": file,
+                "category": cat,
+                "line": line,
+                "found": bool(match),
+                "matched": _grouped(match),
+                "elsewhere": _grouped([f for f in res["findings"] if f not in match]),
+                "crash": res.get("crash"),
+            }
+        )
+    return {"hidden": hidden, "risky": risky, "negatives": negatives}
+
+
+def malicious_figures(corpus: Path, results: dict[str, dict]) -> dict:
+    """Figure (b), the negative-control half of (c), and the edge rows (informational)."""
+    rows = read_tsv(corpus / "malicious" / "PROVENANCE.tsv")
+    hidden, other, negatives, edge = [], [], [], []
+    for row in rows:
+        label = row["label"].strip()
+        if label.startswith("metadata"):
+            continue
+        key = f"malicious/{row['local_file']}"
+        res = results.get(key, {"crash": "file missing", "findings": []})
+        findings = res["findings"]
+        entry = {"file": key, "technique": row["technique"], "crash": res.get("crash")}
+        if label == "positive" and HIDDEN_TECHNIQUE.search(row["technique"]):
+            match = [f for f in findings if f["category"] == "hidden-content"]
+            entry.update(found=bool(match), matched=_grouped(match))
+            hidden.append(entry)
+        elif label == "positive":
+            match = [f for f in findings if SEVERITY_RANK[f["severity"]] <= 2]
+            entry.update(found=bool(match), matched=_grouped(match))
+            other.append(entry)
+        elif label == "negative-control":
+            errors = [f for f in findings if f["severity"] == "error"]
+            entry.update(
+                source="negative-control",
+                errors=[_brief(f) + " " + f["message"] for f in errors],
+                findings=_grouped(findings),
+                ok=not _has_error(res),
+            )
+            negatives.append(entry)
+        else:
+            entry.update(label=label, findings=_grouped(findings))
+            edge.append(entry)
+    return {"hidden": hidden, "other": other, "negatives": negatives, "edge": edge}
+
+
+def benign_figures(corpus: Path, results: dict[str, dict], examples: int = 3) -> dict:
+    """Figure (d): error shares and the rules that fire on benign files."""
+    rows = read_tsv(corpus / "benign" / "MANIFEST.tsv")
+    scanned = missing = with_error = with_hidden_error = crashes = 0
+    nbytes = 0
+    seconds = 0.0
+    by_level: dict[str, dict[str, dict]] = {"error": {}, "warning": {}}
+    error_files = []
+    per_kind = collections.Counter()
+    per_kind_err = collections.Counter()
+    for row in rows:
+        key = "benign/" + row["owner/repo"].replace("/", "__") + "/" + row["path"]
+        res = results.get(key)
+        if res is None:
+            missing += not (corpus / key).is_file()
+            continue
+        scanned += 1
+        per_kind[row["kind"]] += 1
+        if res.get("crash"):
+            crashes += 1
+        nbytes += res.get("bytes", 0)
+        seconds += res.get("seconds", 0.0)
+        if _has_error(res):
+            with_error += 1
+            per_kind_err[row["kind"]] += 1
+            error_files.append(
+                {"file": key, "errors": _grouped([f for f in res["findings"] if f["severity"] == "error"]) or [res.get("crash")]}
+            )
+        if any(f["severity"] == "error" and f["category"] == "hidden-content" for f in res["findings"]):
+            with_hidden_error += 1
+        seen: set[tuple[str, str]] = set()
+        for f in res["findings"]:
+            if f["severity"] not in by_level:
+                continue
+            stat = by_level[f["severity"]].setdefault(f["rule"], {"files": 0, "findings": 0, "examples": []})
+            stat["findings"] += 1
+            if (f["severity"], f["rule"]) not in seen:
+                seen.add((f["severity"], f["rule"]))
+                stat["files"] += 1
+                if len(stat["examples"]) < examples:
+                    stat["examples"].append(f"{key[len('benign/'):]}:{f['line']} — {f['message'][:120]}")
+    top = {
+        level: sorted(
+            ({"rule": r, **s} for r, s in stats.items()), key=lambda s: (-s["files"], -s["findings"], s["rule"])
+        )
+        for level, stats in by_level.items()
+    }
+    return {
+        "files": scanned,
+        "missing": missing,
+        "bytes": nbytes,
+        "analysis_seconds": seconds,
+        "crashes": crashes,
+        "files_with_error": with_error,
+        "error_share": with_error / scanned if scanned else 0.0,
+        "files_with_hidden_error": with_hidden_error,
+        "hidden_error_share": with_hidden_error / scanned if scanned else 0.0,
+        "top_rules": top,
+        "error_files": error_files,
+        "per_kind": {k: {"files": per_kind[k], "with_error": per_kind_err[k]} for k in sorted(per_kind)},
+    }
+
+
+def targets(syn: dict, mal: dict, ben: dict | None) -> list[dict]:
+    """The issue's targets with their measured value and whether each is met (``ben`` None:
+    the benign corpus was skipped and its target is left out)."""
+    negatives = syn["negatives"] + mal["negatives"]
+    out = [
+        {
+            "target": "synthetic hidden-content cases found at their line",
+            "value": f"{sum(c['found'] for c in syn['hidden'])}/{len(syn['hidden'])}",
+            "met": all(c["found"] for c in syn["hidden"]) and bool(syn["hidden"]),
+        },
+        {
+            "target": "malicious hidden-content positives found",
+            "value": f"{sum(c['found'] for c in mal['hidden'])}/{len(mal['hidden'])}",
+            "met": all(c["found"] for c in mal["hidden"]) and bool(mal["hidden"]),
+        },
+        {
+            "target": "hard negatives and negative controls with no error",
+            "value": f"{sum(n['ok'] for n in negatives)}/{len(negatives)}",
+            "met": all(n["ok"] for n in negatives),
+        },
+    ]
+    if ben is not None:
+        out.append(
+            {
+                "target": "benign files with any error < 1%",
+                "value": f"{ben['files_with_error']}/{ben['files']} = {100 * ben['error_share']:.2f}%",
+                "met": ben["files"] > 0 and ben["error_share"] < BENIGN_ERROR_SHARE_TARGET,
+            }
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _commit() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True, timeout=10
+        )
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def _yn(b: bool) -> str:
+    return "found" if b else "MISSED"
+
+
+def _md_escape(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def render(report: dict) -> str:
+    """The report as Markdown (also printed to the terminal)."""
+    syn, mal, ben = report["synthetic"], report["malicious"], report["benign"]
+    out: list[str] = []
+    w = out.append
+    w("# Accuracy on the shared corpus")
+    w("")
+    w(
+        f"Generated by `python scripts/accuracy.py` on {report['date']} (commit `{report['commit']}`, "
+        f"unveil {report['version']}, Python {report['python']}, {report['files_scanned']} files, "
+        f"{report['wall_seconds']:.1f} s wall with {report['workers']} worker processes). "
+        "Do not edit by hand: rerun the script."
+    )
+    w("")
+    w("Corpus: `../shared/corpus` (see its README). Lines are 1-based. A finding *matches* a labelled "
+      "case when its category is `hidden-content` and it starts on the labelled line.")
+    w("")
+    w("## Targets (issue 2)")
+    w("")
+    w("| target | value | met |")
+    w("| --- | --- | --- |")
+    for t in report["targets"]:
+        w(f"| {t['target']} | {t['value']} | {'yes' if t['met'] else '**NO**'} |")
+    w("")
+    w("## (a) Synthetic hidden-content cases (`synthetic/LABELS.tsv`)")
+    w("")
+    w("| file | category | line | result | matching findings |")
+    w("| --- | --- | --- | --- | --- |")
+    for c in syn["hidden"]:
+        matched = ", ".join(c["matched"]) or ("crash: " + c["crash"] if c["crash"] else "elsewhere: " + (", ".join(c["elsewhere"]) or "none"))
+        w(f"| {c['file']} | {c['category']} | {c['line']} | {_yn(c['found'])} | {_md_escape(matched)} |")
+    w("")
+    w("Risky-directive labels (issue 3's categories; informational): any finding of another category on the line.")
+    w("")
+    found = sum(c["found"] for c in syn["risky"])
+    w(f"Recall: {found}/{len(syn['risky'])}.")
+    w("")
+    w("| file | category | line | result | findings on the line |")
+    w("| --- | --- | --- | --- | --- |")
+    for c in syn["risky"]:
+        w(f"| {c['file']} | {c['category']} | {c['line']} | {_yn(c['found'])} | {_md_escape(', '.join(c['matched']))} |")
+    w("")
+    w("## (b) Malicious corpus (`malicious/PROVENANCE.tsv`)")
+    w("")
+    w("Hidden-content positives (target: a `hidden-content` finding; the lines are where it was found):")
+    w("")
+    w("| file | technique | result | hidden-content findings |")
+    w("| --- | --- | --- | --- |")
+    for c in mal["hidden"]:
+        w(f"| {c['file']} | {_md_escape(c['technique'])} | {_yn(c['found'])} | {_md_escape(', '.join(c['matched']) or (c['crash'] or ''))} |")
+    w("")
+    found = sum(c["found"] for c in mal["other"])
+    w(f"Other positives (informational; issue 3): {found}/{len(mal['other'])} get a finding at warning or above.")
+    w("")
+    w("| file | technique | result | findings ≥ warning |")
+    w("| --- | --- | --- | --- |")
+    for c in mal["other"]:
+        w(f"| {c['file']} | {_md_escape(c['technique'])} | {_yn(c['found'])} | {_md_escape(', '.join(c['matched']))} |")
+    if mal["edge"]:
+        w("")
+        w("Edge rows (informational):")
+        w("")
+        for c in mal["edge"]:
+            w(f"- {c['file']} ({c['label']}): {', '.join(c['findings']) or 'no findings'}")
+    w("")
+    w("## (c) Hard negatives and negative controls (target: no error)")
+    w("")
+    w("| file | source | result | findings |")
+    w("| --- | --- | --- | --- |")
+    for n in syn["negatives"] + mal["negatives"]:
+        result = "no error" if n["ok"] else "**ERROR**: " + "; ".join(n["errors"] or [n.get("crash") or ""])
+        w(f"| {n['file']} | {n['source']} | {_md_escape(result)} | {_md_escape(', '.join(n['findings']) or 'none')} |")
+    w("")
+    w("## (d) Benign corpus (`benign/MANIFEST.tsv`)")
+    w("")
+    if report.get("benign_skipped"):
+        w("Skipped (--skip-benign).")
+        w("")
+        return "\n".join(out)
+    w(
+        f"- Files scanned: {ben['files']} ({ben['bytes'] / 1e6:.1f} MB; {ben['missing']} listed but missing; "
+        f"{ben['crashes']} crashed the analysis)"
+    )
+    w(f"- Files with any error: {ben['files_with_error']} = {100 * ben['error_share']:.2f}% (target < 1%)")
+    w(
+        f"- Files with a hidden-content error: {ben['files_with_hidden_error']} = "
+        f"{100 * ben['hidden_error_share']:.2f}%"
+    )
+    w(f"- Analysis time (sum of per-file wall times in the workers; the machine is shared): {ben['analysis_seconds']:.1f} s")
+    for level in ("error", "warning"):
+        w("")
+        w(f"Rules firing at {level} on benign files:")
+        w("")
+        rules = ben["top_rules"][level]
+        if not rules:
+            w("none")
+            continue
+        w("| rule | files | findings | examples (file:line — message) |")
+        w("| --- | --- | --- | --- |")
+        for r in rules[:15]:
+            w(f"| {r['rule']} | {r['files']} | {r['findings']} | {_md_escape('<br>'.join(r['examples']))} |")
+    if ben["error_files"]:
+        w("")
+        w("Benign files with an error:")
+        w("")
+        for e in ben["error_files"][:40]:
+            w(f"- {e['file']}: {', '.join(x for x in e['errors'] if x)}")
+        if len(ben["error_files"]) > 40:
+            w(f"- ... and {len(ben['error_files']) - 40} more (see benchmarks/accuracy.json)")
+    w("")
+    w("Per kind (files / with an error):")
+    w("")
+    w(", ".join(f"{k} {v['files']}/{v['with_error']}" for k, v in ben["per_kind"].items()))
+    w("")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="corpus folder (default: ../shared/corpus)")
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    ap.add_argument("--no-write", action="store_true", help="print only; do not write docs/ and benchmarks/")
+    ap.add_argument("--md", type=Path, default=ROOT / "docs" / "accuracy.md")
+    ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "accuracy.json")
+    ap.add_argument("--skip-benign", action="store_true", help="labelled sets only (about a second; the benign target is left out; implies --no-write)")
+    args = ap.parse_args(argv)
+
+    if args.skip_benign:
+        args.no_write = True  # never replace the committed full figures with partial ones
+    corpus = args.corpus.resolve()
+    needed = [corpus / "synthetic" / "LABELS.tsv", corpus / "malicious" / "PROVENANCE.tsv", corpus / "benign" / "MANIFEST.tsv"]
+    for p in needed:
+        if not p.is_file():
+            print(f"accuracy: {p} not found (pass --corpus)", file=sys.stderr)
+            return 2
+
+    jobs: list[tuple[str, str, str]] = []
+    labels = read_tsv(corpus / "synthetic" / "LABELS.tsv")
+    notes = {r["file"]: r["note"] for r in labels}
+    for p in sorted((corpus / "synthetic").glob("*.md")):
+        jobs.append((f"synthetic/{p.name}", str(p), synthetic_kind_path(p.name, notes.get(p.name, ""))))
+    for row in read_tsv(corpus / "malicious" / "PROVENANCE.tsv"):
+        if row["label"].startswith("metadata"):
+            continue
+        p = corpus / "malicious" / row["local_file"]
+        if p.is_file():
+            jobs.append((f"malicious/{row['local_file']}", str(p), row["path"]))
+    if not args.skip_benign:
+        for row in read_tsv(corpus / "benign" / "MANIFEST.tsv"):
+            rel = row["owner/repo"].replace("/", "__") + "/" + row["path"]
+            p = corpus / "benign" / rel
+            if p.is_file():
+                jobs.append((f"benign/{rel}", str(p), row["path"]))
+
+    t0 = time.perf_counter()
+    results = run_jobs(jobs, args.jobs)
+    wall = time.perf_counter() - t0
+
+    try:
+        from unveil import __version__ as version
+    except Exception:  # noqa: BLE001
+        version = "unknown"
+    syn = synthetic_figures(corpus, results)
+    mal = malicious_figures(corpus, results)
+    ben = benign_figures(corpus, results)
+    report = {
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": _commit(),
+        "version": version,
+        "python": platform.python_version(),
+        "workers": args.jobs,
+        "files_scanned": len(results),
+        "wall_seconds": wall,
+        "crashes": sorted(k for k, r in results.items() if r.get("crash")),
+        "benign_skipped": args.skip_benign,
+        "targets": targets(syn, mal, None if args.skip_benign else ben),
+        "synthetic": syn,
+        "malicious": mal,
+        "benign": ben,
+    }
+    text = render(report)
+    print(text)
+    if not args.no_write:
+        args.md.parent.mkdir(parents=True, exist_ok=True)
+        args.md.write_text(text, encoding="utf-8")
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote {args.md} and {args.json}", file=sys.stderr)
+    missed = [t["target"] for t in report["targets"] if not t["met"]]
+    if report["crashes"]:
+        missed.append(f"{len(report['crashes'])} files crashed the analysis")
+    for m in missed:
+        print(f"accuracy: target missed: {m}", file=sys.stderr)
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
