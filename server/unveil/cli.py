@@ -128,11 +128,34 @@ def read_text(path: Path) -> str:
         return data.decode("utf-8", "surrogateescape")
 
 
-def analyze_paths(paths: Sequence[str], settings: Settings) -> tuple[list[FileResult], list[str]]:
+def project_settings(path: str | None, layer: dict | None, seen: set[str]) -> Settings:
+    """Settings for one file: defaults < nearest ``.unveil.toml`` / ``pyproject.toml``
+    ``[tool.unveil]`` (:mod:`unveil.core.project`; searched from the file, else the working
+    directory) < the command-line ``layer``. Config and rule-file problems are printed on
+    stderr once each (``seen``) and never change the exit status."""
+    from unveil.core import project
+    from unveil.core.checks.directives import load_pattern_rules
+
+    settings, cfg = project.settings_for(path, [layer or {}], fallback_dir=Path.cwd())
+    problems = list(cfg.errors) if cfg is not None else []
+    if settings.rules_paths:
+        problems += [f"rule file error: {e}" for e in load_pattern_rules(tuple(settings.rules_paths)).errors]
+    for problem in problems:
+        if problem not in seen:
+            seen.add(problem)
+            _error(problem)
+    return settings
+
+
+def analyze_paths(paths: Sequence[str], settings: Settings,
+                  layer: dict | None = None) -> tuple[list[FileResult], list[str]]:
     """Read and analyse every file ``paths`` expand to. Returns the results and the error
-    messages (each also logged to stderr by the caller)."""
+    messages (each also logged to stderr by the caller). With ``layer`` (the command-line
+    settings as a camelCase mapping), each file's settings come from
+    :func:`project_settings` instead of ``settings``."""
     from unveil.core.analyze import analyze
 
+    seen: set[str] = set()
     collected = collect(paths, kind_map=settings.kind_map)
     results: list[FileResult] = []
     errors = list(collected.errors)
@@ -143,7 +166,8 @@ def analyze_paths(paths: Sequence[str], settings: Settings) -> tuple[list[FileRe
             errors.append(f"{shown}: cannot read: {exc.strerror or exc}")
             continue
         try:
-            analysis = analyze(text, str(absolute), settings)
+            file_settings = settings if layer is None else project_settings(str(absolute), layer, seen)
+            analysis = analyze(text, str(absolute), file_settings)
         except Exception as exc:  # noqa: BLE001 - analyze() should never raise; be safe anyway
             log.exception("analysis of %s failed", shown)
             errors.append(f"{shown}: analysis failed: {type(exc).__name__}: {exc}")
@@ -213,9 +237,12 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         kind_map[glob.strip()] = kind_id.strip()
     if kind_map:
         data["kinds"] = kind_map
+    if getattr(args, "no_inline_suppressions", False):
+        data["inlineSuppressions"] = False
     settings = DEFAULT_SETTINGS.merged(data) if data else DEFAULT_SETTINGS
     for problem in settings.problems:
         raise UsageError(problem)
+    args.cli_layer = data  # laid over each file's project config (project_settings)
     return settings
 
 
@@ -273,7 +300,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     except UsageError as exc:
         _error(str(exc))
         return EXIT_ERROR
-    results, errors = analyze_paths(args.paths, settings)
+    results, errors = analyze_paths(args.paths, settings, getattr(args, "cli_layer", {}))
     for e in errors:
         _error(e)
     if args.format == "json":
@@ -377,7 +404,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
     except UsageError as exc:
         _error(str(exc))
         return EXIT_ERROR
-    results, errors = analyze_paths(args.paths, settings)
+    results, errors = analyze_paths(args.paths, settings, getattr(args, "cli_layer", {}))
     for e in errors:
         _error(e)
     files = []
@@ -482,9 +509,15 @@ def cmd_cost(args: argparse.Namespace) -> int:
 def cmd_rules(args: argparse.Namespace) -> int:
     import json
 
-    from unveil.core.rules import bundled_rules
+    from unveil.core.rules import RuleSet, bundled_rules, load_rule_files
 
-    rules = list(bundled_rules())
+    base = bundled_rules()
+    settings = project_settings(None, {}, set())  # the working directory's project config
+    if settings.rules_paths:  # user rules (rules-paths), listed with the bundled ones
+        user = load_rule_files([Path(p) for p in settings.rules_paths], into=RuleSet(rules=dict(base.rules)))
+        rules = list(user)
+    else:
+        rules = list(base)
     if args.format == "json":
         data = [
             {"id": r.id, "name": r.name, "category": r.category, "severity": r.severity.label,
@@ -556,6 +589,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="skip these rule ids or categories (comma-separated, repeatable)")
         p.add_argument("--severity", action="append", metavar="RULE=LEVEL",
                        help="override a rule's or category's severity, e.g. HID020=error")
+        p.add_argument("--no-inline-suppressions", action="store_true",
+                       help="ignore <!-- unveil-ignore… --> comments (audit files you do not trust)")
 
     def kind_option(p: argparse.ArgumentParser) -> None:
         p.add_argument("--kind", action="append", metavar="GLOB=KIND",

@@ -156,6 +156,7 @@ def test_json_shape_and_values(tmp_path, monkeypatch, fake_checks, run, write):
                         "hidden_text": "a note",
                     },
                 ],
+                "suppressed": 0,
             }
         ]
     }

@@ -45,12 +45,23 @@ class Analysis:
         return self.doc.text
 
 
-def _apply_metadata(found: list[Finding], rules: RuleSet, settings: Settings) -> list[Finding]:
+def _apply_metadata(found: list[Finding], rules: RuleSet, settings: Settings, path: str | None = None,
+                    doc: Document | None = None) -> list[Finding]:
+    """Enabled rules, per-file ignores, allow-lists (:mod:`unveil.core.project`) and severity
+    overrides; sorted by position."""
+    from unveil.core import project
+
+    off = project.file_ignores(path, settings)
+    allow = bool(settings.allow_codepoints or settings.allow_scripts or settings.allow_hosts) and doc is not None
     out = []
     for f in found:
         rule = rules.get(f.rule)
         category = rule.category if rule else f.category
         if not settings.rule_enabled(f.rule, category):
+            continue
+        if off and (f.rule in off or category in off):
+            continue
+        if allow and project.allowed(f, doc.text, doc, settings):
             continue
         sev = settings.severity_for(f.rule, category, f.severity)
         if sev != f.severity or category != f.category:
@@ -99,8 +110,18 @@ def analyze(
                     category="internal",
                 )
             )
-    findings = _apply_metadata(found, rules or bundled_rules(), settings)
+    findings = _apply_metadata(found, rules or bundled_rules(), settings, path, doc)
+    suppressed: list[Finding] = []
+    try:
+        from unveil.core import suppress
+
+        findings, suppressed, reports = suppress.apply(ctx, findings)
+        findings = findings + _apply_metadata(reports, rules or bundled_rules(), settings, path, doc)
+        findings.sort(key=lambda f: (f.start, f.end, f.rule))
+    except Exception as exc:  # noqa: BLE001 - suppression never stops an analysis
+        log.error("inline suppressions failed on %s: %s\n%s", path, exc, traceback.format_exc())
     result = Analysis(doc=doc, path=path, kind=kind, markdown=md, findings=findings, settings=settings)
+    result.extra["suppressed"] = suppressed
     result.extra["imports"] = ctx.imports
     result.extra["frontmatter"] = fm
     result.grade = grading.grade(findings)

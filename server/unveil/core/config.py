@@ -35,6 +35,17 @@ class Settings:
     * ``kind_map`` — path glob → kind id (setting ``kinds``), consulted before the bundled
       patterns by :func:`unveil.core.kinds.detect_kind`; e.g. ``{"docs/agents/*.md":
       "claude-agent"}``. Unknown kind ids are dropped and reported in ``problems``.
+    * ``rules_paths`` — extra rule files or folders of ``*.toml`` (setting ``rulesPaths``), run by
+      the directives engine beside the bundled rules.
+    * ``per_file_ignores`` — ``(glob, ids or categories)`` pairs (setting ``perFileIgnores``, a
+      table glob → list): findings of those rules are dropped in files the glob matches
+      (:func:`unveil.core.kinds.path_matches`).
+    * ``allow_codepoints`` (``"U+200B"`` form), ``allow_scripts`` (Unicode script names, e.g.
+      ``"Cyrillic"``), ``allow_hosts`` (lower-case host names; subdomains included) — setting
+      ``allow = {codepoints = [...], scripts = [...], hosts = [...]}``; see
+      :func:`unveil.core.project.allowed`.
+    * ``inline_suppressions`` — honour ``<!-- unveil-ignore… -->`` comments (setting
+      ``inlineSuppressions``; turn off to audit files you do not trust).
     """
 
     select: frozenset[str] = frozenset()
@@ -49,6 +60,12 @@ class Settings:
     claude_ratio: float | None = None
     workspace_scan: bool = True
     kind_map: Mapping[str, str] = field(default_factory=dict)
+    rules_paths: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    allow_codepoints: frozenset[str] = frozenset()
+    allow_scripts: frozenset[str] = frozenset()
+    allow_hosts: frozenset[str] = frozenset()
+    inline_suppressions: bool = True
     problems: tuple[str, ...] = ()
 
     def rule_enabled(self, rule_id: str, category: str) -> bool:
@@ -184,8 +201,95 @@ class Settings:
                 changes["kind_map"] = kind_map
             else:
                 problems.append("setting 'kinds' must map path globs to kind ids")
+        _merge_project_keys(self, data, changes, problems)
         changes["problems"] = tuple(problems)
         return replace(self, **changes)
+
+
+def _str_list(value: Any) -> list[str] | None:
+    if isinstance(value, str):
+        return [v for v in value.replace(",", " ").split() if v]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return [v for v in value if v.strip()]
+    return None
+
+
+def _codepoint_id(value: str) -> str | None:
+    """``"U+200B"``, ``"u+200b"``, ``"200B"`` or the character itself → ``"U+200B"``."""
+    v = value.strip()
+    if len(v) == 1:
+        return f"U+{ord(v):04X}"
+    if v[:2].upper() == "U+":
+        v = v[2:]
+    try:
+        cp = int(v, 16)
+    except ValueError:
+        return None
+    return f"U+{cp:04X}" if 0 <= cp <= 0x10FFFF else None
+
+
+def _merge_project_keys(self: Settings, data: Mapping[str, Any], changes: dict, problems: list[str]) -> None:
+    """``rulesPaths``, ``perFileIgnores``, ``allow`` and ``inlineSuppressions`` (see :class:`Settings`)."""
+    if data.get("rulesPaths") is not None:
+        value = _str_list(data["rulesPaths"])
+        if value is None:
+            problems.append("setting 'rulesPaths' must be a list of rule files or folders")
+        else:
+            changes["rules_paths"] = tuple(value)
+    if data.get("perFileIgnores") is not None:
+        raw = data["perFileIgnores"]
+        if isinstance(raw, Mapping):
+            pfi = dict(self.per_file_ignores)
+            for glob, ids in raw.items():
+                value = _str_list(ids)
+                if value is None or not str(glob).strip():
+                    problems.append(f"setting perFileIgnores.{glob}: must be a list of rule ids or categories")
+                else:
+                    pfi[str(glob)] = frozenset(value)
+            changes["per_file_ignores"] = tuple(pfi.items())
+        else:
+            problems.append("setting 'perFileIgnores' must map path globs to lists of rule ids or categories")
+    if data.get("allow") is not None:
+        raw = data["allow"]
+        if not isinstance(raw, Mapping):
+            problems.append("setting 'allow' must be a table with 'codepoints', 'scripts' and/or 'hosts'")
+            raw = {}
+        for key in set(raw) - {"codepoints", "scripts", "hosts"}:
+            problems.append(f"setting allow.{key}: unknown key (expected codepoints, scripts, hosts)")
+        if raw.get("codepoints") is not None:
+            items = _str_list(raw["codepoints"]) if not isinstance(raw["codepoints"], str) else [raw["codepoints"]]
+            out = set(self.allow_codepoints)
+            for item in items or []:
+                cp = _codepoint_id(item)
+                if cp is None:
+                    problems.append(f"setting allow.codepoints: {item!r} is not a code point (use \"U+200B\")")
+                else:
+                    out.add(cp)
+            if items is None:
+                problems.append("setting allow.codepoints must be a list like [\"U+200B\"]")
+            changes["allow_codepoints"] = frozenset(out)
+        if raw.get("scripts") is not None:
+            import regex
+
+            items = _str_list(raw["scripts"])
+            out = set(self.allow_scripts)
+            for item in items or []:
+                try:
+                    regex.compile(rf"\p{{Script={item}}}")
+                    out.add(item)
+                except regex.error:
+                    problems.append(f"setting allow.scripts: {item!r} is not a Unicode script name (e.g. \"Cyrillic\")")
+            if items is None:
+                problems.append("setting allow.scripts must be a list of Unicode script names")
+            changes["allow_scripts"] = frozenset(out)
+        if raw.get("hosts") is not None:
+            items = _str_list(raw["hosts"])
+            if items is None:
+                problems.append("setting allow.hosts must be a list of host names")
+            else:
+                changes["allow_hosts"] = frozenset(self.allow_hosts) | {h.strip().lower().strip(".") for h in items}
+    if data.get("inlineSuppressions") is not None:
+        changes["inline_suppressions"] = bool(data["inlineSuppressions"])
 
 
 DEFAULT_SETTINGS = Settings()

@@ -39,7 +39,7 @@ log = logging.getLogger("unveil.lsp")
 
 #: An analysis slower than this (seconds) makes the next run of that document wait a little so
 #: bursts of keystrokes on big files coalesce (the delay equals the last duration, capped).
-ADAPTIVE_THRESHOLD_S = 0.05
+ADAPTIVE_THRESHOLD_S = 0.25
 ADAPTIVE_CAP_S = 0.5
 
 
@@ -106,6 +106,9 @@ class UnveilServer(LanguageServer):
         self._refresh_running = False
         self._refresh_again = False
         self._reported_problems: tuple[str, ...] = ()
+        self.editor_layers: list[Any] = [None, None]  # raw initializationOptions, workspace/configuration
+        self._config_stamps: dict[Any, Any] = {}  # config file → (mtime_ns, size) last used
+        self._shown_config_problems: dict[Any, tuple[str, ...]] = {}
         self.listeners: list[Any] = []  # objects with optional on_change/on_close/on_analysed/on_initialized
 
     # -- errors -------------------------------------------------------------------------
@@ -225,7 +228,7 @@ class UnveilServer(LanguageServer):
     async def _run_compute(self, uri: str, doc: TextDocument, key: Key) -> _Entry:
         loop = asyncio.get_running_loop()
         fut = loop.run_in_executor(
-            self.executor, self._compute, doc.source, doc.path, self.settings, doc.version, self.encoding,
+            self.executor, self._compute, doc.source, doc.path, self.settings_for(doc.path), doc.version, self.encoding,
             self.open_texts(),
         )
         self._inflight[uri] = (key, fut)
@@ -350,6 +353,46 @@ class UnveilServer(LanguageServer):
         if changed or self._served_tokens:
             self.refresh_inlay_hints()
 
+    def settings_for(self, path: str | None) -> Settings:
+        """Settings for one document: defaults < the nearest project config (``.unveil.toml`` or
+        ``pyproject.toml`` ``[tool.unveil]`` at or above the file, else the workspace root;
+        :mod:`unveil.core.project`, cached per file mtime) < ``initializationOptions`` <
+        ``workspace/configuration``. A config file or rule file problem is logged and shown once
+        (``window/showMessage``) per change of the file, not per keystroke; when a config file
+        changes on disk every open document is re-analysed."""
+        from unveil.core import project
+
+        try:
+            root = self.workspace.root_path
+        except RuntimeError:
+            root = None
+        try:
+            settings, cfg = project.settings_for(path, self.editor_layers, fallback_dir=root)
+        except Exception:  # noqa: BLE001 - configuration never stops analysis
+            log.exception("project configuration failed for %s", path)
+            return self.settings
+        if cfg is not None:
+            old = self._config_stamps.get(cfg.path)
+            self._config_stamps[cfg.path] = cfg.stamp
+            if old is not None and old != cfg.stamp:
+                self.reanalyse_all()
+        problems = list(cfg.errors) if cfg is not None else []
+        if settings.rules_paths:
+            from unveil.core.checks.directives import load_pattern_rules
+
+            problems += [f"rule file error: {e}" for e in load_pattern_rules(tuple(settings.rules_paths)).errors]
+        key = (cfg.path, cfg.stamp) if cfg is not None else None
+        if problems and self._shown_config_problems.get(key) != tuple(problems):
+            self._shown_config_problems[key] = tuple(problems)
+            text = "unveil configuration: " + "; ".join(problems)
+            log.warning(text)
+            try:
+                self.window_log_message(types.LogMessageParams(type=types.MessageType.Warning, message=text))
+                self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=text))
+            except Exception:  # noqa: BLE001 - not connected (unit tests)
+                pass
+        return settings
+
     def _report_problems(self) -> None:
         problems = self.settings.problems
         if problems and problems != self._reported_problems:
@@ -360,6 +403,14 @@ class UnveilServer(LanguageServer):
 
 
 _UNSET = object()
+
+
+def _warm_up() -> None:
+    """Analyse a tiny agent file once (compiles rule patterns, imports parsers); never raises."""
+    try:
+        analyze_mod.analyze("---\nname: x\ndescription: y\n---\n# Warm-up\nText.\n", "SKILL.md", count_tokens=False)
+    except Exception:  # noqa: BLE001 - warm-up is an optimisation only
+        log.exception("warm-up analysis failed")
 
 
 def create_server() -> UnveilServer:
@@ -399,5 +450,9 @@ def run(argv: list[str] | None = None) -> int:
     logging.getLogger("pygls").setLevel(logging.DEBUG if args.log_level == "DEBUG" else logging.WARNING)
     tokens_mod.preload()
     server = create_server()
+    # Warm up in the analysis thread while the client initializes: the first analysis compiles
+    # every rule's patterns and imports the parsers (about 0.5 s), so the first didOpen does not
+    # pay for it. The executor has one worker, so a didOpen queued meanwhile simply runs next.
+    server.executor.submit(_warm_up)
     server.start_io()
     return 0

@@ -7,7 +7,10 @@ Shape (stable; extra keys may be added to findings only)::
                 "findings": [{"rule": str, "category": str,
                               "severity": "error" | "warning" | "info" | "hint",
                               "line": int, "column": int, "end_line": int, "end_column": int,
-                              "message": str, "hidden_text": str | null}]}]}
+                              "message": str, "hidden_text": str | null}],
+                "suppressed": int}]}
+
+``suppressed`` counts the findings removed by inline ``unveil-ignore…`` comments.
 
 Lines and columns are 1-based and counted in Unicode code points; the end is exclusive (see
 :mod:`unveil.reporters.common`). ``tokens`` are o200k_base tokens (``null`` only if they could
@@ -47,6 +50,7 @@ def file_dict(result: FileResult) -> dict:
         "grade": result.analysis.grade,
         "tokens": {"session": session, "invoke": invoke},
         "findings": [finding_dict(result, f) for f in result.analysis.findings],
+        "suppressed": len(result.analysis.extra.get("suppressed") or ()),
     }
 
 

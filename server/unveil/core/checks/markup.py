@@ -148,19 +148,25 @@ _PRAGMAS = [
         r"(?:do not|don't) (?:edit|modify)(?: (?:this|manually|by hand|directly|file|section))*[.!]?"
         r"(?:\s*(?:this (?:file|section) is )?(?:auto-?)?generated(?: (?:by|from|with) [^\n.]{1,80})?\.?)?",
         r"more|excerpt|truncate|readmore",
-        r"unveil-(?:ignore|disable|enable)(?:-next-line|-line|-file|-start|-end)?(?:\s+[^\n]{0,200})?",
     )
 ]
 
 
-def is_pragma(body: str) -> bool:
+def is_pragma(body: str, known: frozenset[str] | None = None) -> bool:
     """Whether a comment body (text between ``<!--`` and ``-->``) is exactly a known tooling
     pragma. Exempt only on a full match of the grammar, and never when the text classifies as an
-    instruction (so ``<!-- cspell:words ignore previous instructions -->`` still fires)."""
+    instruction (so ``<!-- cspell:words ignore previous instructions -->`` still fires).
+    unveil's own suppressions must match :mod:`unveil.core.suppress`'s grammar exactly (mandatory
+    reason, ids in ``known`` — default: the bundled rule ids and categories)."""
+    from unveil.core import suppress
+
     text = body.strip()
     if not text:
         return False
-    if not any(p.fullmatch(text) for p in _PRAGMAS):
+    if suppress.is_pragma_text(text):
+        if not suppress.is_exact(text, known):
+            return False
+    elif not any(p.fullmatch(text) for p in _PRAGMAS):
         return False
     return classify(text).level != "instruction"
 
@@ -187,6 +193,11 @@ def _comments(ctx) -> list[Finding]:
     doc, md = ctx.doc, ctx.markdown
     out: list[Finding] = []
     claude = _is_claude_md(ctx.path)
+    known = None
+    if getattr(ctx.settings, "rules_paths", ()):
+        from unveil.core.suppress import known_ids
+
+        known = known_ids(ctx.settings)
     for chunk in md.html:
         if not chunk.block and not chunk.content.startswith("<!--"):
             continue
@@ -196,15 +207,16 @@ def _comments(ctx) -> list[Finding]:
                 out.append(_unterminated(doc, start))
                 break
             end = chunk.offset_of(j)
-            f = _comment_finding(doc, start, end, body, chunk.block, claude)
+            f = _comment_finding(doc, start, end, body, chunk.block, claude, known)
             if f is not None:
                 out.append(f)
     return out
 
 
-def _comment_finding(doc, start: int, end: int, body: str, block: bool, claude: bool) -> Finding | None:
+def _comment_finding(doc, start: int, end: int, body: str, block: bool, claude: bool,
+                     known: frozenset[str] | None = None) -> Finding | None:
     text = body.strip()
-    if not text or is_pragma(text):
+    if not text or is_pragma(text, known):
         return None
     v = classify(text)
     sev = _SEV.get(v.level)

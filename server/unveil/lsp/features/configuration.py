@@ -49,6 +49,7 @@ def register(server) -> None:
     def initialize(ls, params: types.InitializeParams) -> None:
         install_workspace(ls)
         ls.init_settings = Settings().merged(params.initialization_options)
+        ls.editor_layers = [params.initialization_options, None]  # over the project config
         ls.settings = ls.init_settings
         tokens_mod.preload()
 
@@ -76,6 +77,7 @@ def register(server) -> None:
         section = await pull(ls)
         if section is not None:
             ls.settings = ls.init_settings.merged(section)
+            ls.editor_layers = [ls.editor_layers[0], section]
             ls.reanalyse_all()
         ls.after_initialized()
 
@@ -87,5 +89,6 @@ def register(server) -> None:
         else:
             section = params.settings
         ls.settings = ls.init_settings.merged(section)
+        ls.editor_layers = [ls.editor_layers[0], section]
         ls.reanalyse_all()
         ls.refresh_inlay_hints()

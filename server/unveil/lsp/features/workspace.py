@@ -121,7 +121,8 @@ class WorkspaceIndex:
         if uri is None or self.server.open_document(uri) is not None:
             return
         loop = asyncio.get_running_loop()
-        got = await loop.run_in_executor(self.server.executor, self._analyse_disk, path, self.server.settings,
+        got = await loop.run_in_executor(self.server.executor, self._analyse_disk, path,
+                                         self.server.settings_for(str(path)),
                                          self.server.encoding, self.server.open_texts())
         if self.server.open_document(uri) is not None:
             return  # opened meanwhile

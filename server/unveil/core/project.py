@@ -1,0 +1,277 @@
+"""Project configuration: ``[tool.unveil]`` in ``pyproject.toml`` or a ``.unveil.toml``.
+
+Found by walking up from the scanned file's folder (the CLI's working directory or the LSP
+workspace root for buffers without a path); the nearest folder with either file wins, and in
+one folder ``.unveil.toml`` wins over ``pyproject.toml`` (a ``pyproject.toml`` without a
+``[tool.unveil]`` table is passed over). Keys are those of the editor settings
+(:class:`unveil.core.config.Settings`) in camelCase, snake_case or kebab-case, plus:
+
+* ``per-file-ignores`` — table glob → list of rule ids or categories. A glob with a ``/`` is
+  relative to the config file's folder; one without matches the file name anywhere below it.
+* ``allow`` — ``codepoints`` (``["U+200B"]``), ``scripts`` (``["Cyrillic"]``), ``hosts``
+  (``["example.com"]``, subdomains included); see :func:`allowed`.
+* ``rules-paths`` — extra rule files or folders, relative to the config file.
+* ``inline-suppressions`` — honour ``<!-- unveil-ignore… -->`` comments (default true).
+
+Layers, lowest first: defaults < project file < editor settings (``initializationOptions``,
+then ``workspace/configuration``) < command-line flags (:func:`settings_for`). A config file
+that cannot be read or parsed, or a bad value in it, yields :attr:`ProjectConfig.errors` naming
+the file and the problem; the rest of the file (or, for a syntax error, the defaults) still
+applies. Loaded files are cached per ``(path, mtime_ns, size)``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from unveil.core.config import DEFAULT_SETTINGS, Settings
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+log = logging.getLogger(__name__)
+
+CONFIG_NAMES = (".unveil.toml", "pyproject.toml")
+KNOWN_KEYS = frozenset({
+    "select", "ignore", "severity", "prices", "pricesFile", "models", "inlayHints", "debounceMs", "budgets",
+    "claudeRatio", "workspaceScan", "kinds", "rulesPaths", "perFileIgnores", "allow", "inlineSuppressions",
+})
+#: categories whose findings ``allow.hosts`` can drop
+HOST_PREFIXES = ("EXF", "SRF", "SUP")
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    """One config file: ``path``; ``data`` — the camelCase mapping laid over the defaults
+    (relative paths already resolved); ``errors`` — one readable line per problem, each
+    starting with the file's path."""
+
+    path: Path
+    data: Mapping[str, Any] = field(default_factory=dict)
+    errors: tuple[str, ...] = ()
+    stamp: tuple[int, int] = (0, 0)
+
+
+def camel(key: str) -> str:
+    """``per-file-ignores`` / ``per_file_ignores`` / ``perFileIgnores`` → ``perFileIgnores``."""
+    parts = [p for p in re.split(r"[-_]", str(key)) if p]
+    if not parts:
+        return str(key)
+    return parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:])
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+_CACHE: dict[Path, tuple[tuple[int, int], ProjectConfig | None]] = {}
+
+
+def load(path: Path) -> ProjectConfig | None:
+    """The config in ``path`` (``.unveil.toml``: top-level keys; ``pyproject.toml``: the
+    ``[tool.unveil]`` table, ``None`` when it has none). Never raises; cached per mtime."""
+    path = Path(path)
+    stamp = _stamp(path)
+    if stamp is None:
+        _CACHE.pop(path, None)
+        return None
+    hit = _CACHE.get(path)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    cfg = _load(path, stamp)
+    _CACHE[path] = (stamp, cfg)
+    return cfg
+
+
+def _load(path: Path, stamp: tuple[int, int]) -> ProjectConfig | None:
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        return ProjectConfig(path, {}, (f"{path}: cannot read config: {exc}",), stamp)
+    except tomllib.TOMLDecodeError as exc:
+        if path.name == "pyproject.toml" and "unveil" not in path.read_text(encoding="utf-8", errors="replace"):
+            return None  # someone else's broken pyproject: not ours to report
+        return ProjectConfig(path, {}, (f"{path}: invalid TOML, using the defaults: {exc}",), stamp)
+    if path.name == "pyproject.toml":
+        tool = raw.get("tool")
+        if not isinstance(tool, dict) or "unveil" not in tool:
+            return None
+        raw = tool["unveil"]
+        if not isinstance(raw, dict):
+            return ProjectConfig(path, {}, (f"{path}: [tool.unveil] must be a table",), stamp)
+    data, errors = normalise(raw, path.parent)
+    return ProjectConfig(path, data, tuple(f"{path}: {e}" for e in errors), stamp)
+
+
+def normalise(raw: Mapping[str, Any], base: Path) -> tuple[dict[str, Any], list[str]]:
+    """camelCase keys, paths resolved against ``base`` (the config file's folder), unknown keys
+    reported. Returns ``(data, problems)``."""
+    data: dict[str, Any] = {}
+    problems: list[str] = []
+    for key, value in raw.items():
+        k = camel(key)
+        if k not in KNOWN_KEYS:
+            problems.append(f"unknown key {key!r} (ignored)")
+            continue
+        data[k] = value
+    if isinstance(data.get("rulesPaths"), str):
+        data["rulesPaths"] = [data["rulesPaths"]]
+    if isinstance(data.get("rulesPaths"), list):
+        data["rulesPaths"] = [str((base / p).resolve()) if isinstance(p, str) else p for p in data["rulesPaths"]]
+    for key in ("pricesFile", "prices"):
+        if isinstance(data.get(key), str) and data[key]:
+            data[key] = str((base / data[key]).resolve())
+    pfi = data.get("perFileIgnores")
+    if isinstance(pfi, Mapping):
+        data["perFileIgnores"] = {_anchor(str(g), base): v for g, v in pfi.items()}
+    return data, problems
+
+
+def _anchor(glob: str, base: Path) -> str:
+    """A glob containing ``/`` is relative to ``base``; a bare name glob matches anywhere."""
+    g = glob.replace("\\", "/")
+    if "/" not in g.strip("/"):
+        return g.strip("/")
+    if g.startswith("./"):
+        g = g[2:]
+    if g.startswith("/") or re.match(r"[A-Za-z]:/", g):
+        return g
+    return base.as_posix().rstrip("/") + "/" + g
+
+
+def find(start: Path | str | None) -> ProjectConfig | None:
+    """The nearest config at or above ``start`` (a folder, or a file whose folder is used)."""
+    if start is None:
+        return None
+    p = Path(start)
+    try:
+        p = p.absolute()
+    except OSError:
+        return None
+    if not p.is_dir():
+        p = p.parent
+    for folder in (p, *p.parents):
+        for name in CONFIG_NAMES:
+            cfg = load(folder / name)
+            if cfg is not None:
+                return cfg
+    return None
+
+
+def editor_layer(data: Any) -> Any:
+    """An editor settings section without its empty values (``[]``, ``{}``, ``""``, ``null``):
+    clients such as VS Code send every setting with its default, which must not wipe the
+    project file's values."""
+    if not isinstance(data, Mapping):
+        return data
+    if isinstance(data.get("unveil"), Mapping):
+        data = data["unveil"]
+    return {k: v for k, v in data.items() if v not in (None, "", [], {})}
+
+
+def settings_for(
+    path: str | os.PathLike | None,
+    layers: Iterable[Any] = (),
+    *,
+    fallback_dir: str | os.PathLike | None = None,
+    base: Settings = DEFAULT_SETTINGS,
+) -> tuple[Settings, ProjectConfig | None]:
+    """Effective settings for the file at ``path``: ``base`` < nearest project config (searched
+    from ``path``'s folder, else ``fallback_dir``) < each of ``layers`` (editor sections are
+    passed through :func:`editor_layer`; CLI flags as a camelCase mapping). Problems of the
+    project layer go to the returned config's ``errors``, not to ``Settings.problems``."""
+    cfg = find(path if path else fallback_dir) if (path or fallback_dir) else None
+    settings = base
+    if cfg is not None and cfg.data:
+        merged = base.merged(cfg.data)
+        extra = merged.problems[len(base.problems):]
+        if extra:
+            cfg = replace(cfg, errors=cfg.errors + tuple(f"{cfg.path}: {e}" for e in extra))
+        settings = replace(merged, problems=base.problems)
+    for layer in layers:
+        settings = settings.merged(editor_layer(layer))
+    return settings, cfg
+
+
+# -- applying per-file ignores and allow-lists ---------------------------------------------------
+
+def file_ignores(path: str | None, settings: Settings) -> frozenset[str]:
+    """Rule ids and categories ``per_file_ignores`` switches off for ``path``."""
+    if not path or not settings.per_file_ignores:
+        return frozenset()
+    from unveil.core.kinds import path_matches
+
+    out: set[str] = set()
+    p = Path(path).as_posix()
+    for glob, ids in settings.per_file_ignores:
+        try:
+            if path_matches(p, glob):
+                out |= ids
+        except Exception as exc:  # noqa: BLE001 - a bad glob never breaks analysis
+            log.warning("per-file-ignores glob %r failed: %s", glob, exc)
+    return frozenset(out)
+
+
+_URL_HOST = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://(?:[^\s/@]*@)?(\[[0-9a-f:.]+\]|[^\s/:?#'\"<>()\[\]`]+)")
+
+
+def hosts_in(text: str) -> list[str]:
+    """Host names of the URLs in ``text`` (lower case, without port or trailing dot)."""
+    return [m.group(1).lower().rstrip(".").strip("[]") for m in _URL_HOST.finditer(text)]
+
+
+def host_allowed(host: str, allowed: frozenset[str]) -> bool:
+    """``host`` equals an allowed host or is a subdomain of one."""
+    return any(host == a or host.endswith("." + a) for a in allowed)
+
+
+def _script_of(cp_id: str, scripts: frozenset[str]) -> bool:
+    import regex
+
+    try:
+        ch = chr(int(cp_id[2:], 16))
+    except ValueError:
+        return False
+    return any(regex.match(rf"\p{{Script={s}}}", ch) for s in scripts)
+
+
+def allowed(finding, text: str, doc, settings: Settings) -> bool:
+    """Whether an allow-list silences ``finding`` (``text`` is the document text, ``doc`` its
+    :class:`~unveil.core.document.Document`):
+
+    * ``allow_codepoints`` — a hidden-content finding (``HID``) whose ``data["codepoints"]`` are
+      all allowed;
+    * ``allow_scripts`` — an ``HID013`` (confusable) finding whose look-alike code points all
+      belong to allowed scripts;
+    * ``allow_hosts`` — an ``EXF``/``SRF``/``SUP`` finding whose matched text (or, when that
+      holds no URL, its line) names URLs whose hosts are all allowed.
+    """
+    rule = finding.rule
+    data = finding.data or {}
+    cps = data.get("codepoints")
+    if settings.allow_codepoints and rule.startswith("HID") and cps:
+        if all(c in settings.allow_codepoints for c in cps):
+            return True
+    if settings.allow_scripts and rule == "HID013" and cps:
+        if all(_script_of(c, settings.allow_scripts) for c in cps):
+            return True
+    if settings.allow_hosts and rule[:3] in HOST_PREFIXES:
+        hosts = hosts_in(text[finding.start : finding.end])
+        if not hosts and doc is not None:
+            first, last = doc.line_of(finding.start), doc.line_of(max(finding.start, finding.end - 1))
+            hosts = hosts_in(text[doc.line_span(first)[0] : doc.line_span(last)[1]])
+        if hosts and all(host_allowed(h, settings.allow_hosts) for h in hosts):
+            return True
+    return False
