@@ -23,7 +23,7 @@ export const DOCUMENT_SELECTOR: DocumentSelector = [
 
 /** Keys of the "unveil" section the server reads (see unveil.core.config.Settings). */
 const SERVER_KEYS = ['select', 'ignore', 'severity', 'prices', 'pricesFile', 'models', 'inlayHints', 'debounceMs',
-  'budgets', 'claudeRatio', 'workspaceScan', 'kinds'];
+  'budgets', 'claudeRatio', 'workspaceScan', 'kinds', 'rulesPaths', 'perFileIgnores', 'allow', 'inlineSuppressions'];
 
 let client: LanguageClient | undefined;
 let starting: Promise<void> | undefined;
