@@ -303,7 +303,25 @@ def test_timeout_emits_unv002_instead_of_missing_silently():
     text = "abcdef " * 3000
     out = dv.run_rules(_ctx(text), prules, timeout=0.01)
     assert [f.rule for f in out] == ["UNV002"]
-    assert out[0].message.startswith("rule TST001 timed out on this file; text after offset 0 not checked by it")
+    assert out[0].message.startswith("rule TST001 (")
+    assert "timed out on this file; text after offset 0 not checked by it" in out[0].message
+
+
+def test_catastrophically_slow_user_pattern_rejected_at_load(tmp_path):
+    p = tmp_path / "slow.toml"
+    p.write_text(
+        'category = "custom"\n'
+        '[[rule]]\nid = "USR010"\nname = "slow"\nsummary = "s"\ncheck = "directives"\npatterns = [\'(a+)+$\']\n'
+        '[[rule]]\nid = "USR011"\nname = "fine"\nsummary = "s"\ncheck = "directives"\npatterns = ["zebra"]\n',
+        encoding="utf-8",
+    )
+    prules = dv.load_pattern_rules((str(p),))
+    assert prules.errors == [
+        f"{p}: rule USR010: pattern '(a+)+$' is catastrophically slow (over 0.2 s on a 4 KB probe string); "
+        "rule not loaded"
+    ]
+    ids = {r.id for r in prules.rules}
+    assert "USR011" in ids and "USR010" not in ids and "PIN001" in ids
 
 
 def test_bundled_rules_compile_and_cover_categories():

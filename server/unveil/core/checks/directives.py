@@ -497,9 +497,44 @@ def load_pattern_rules(extra_paths: tuple[str, ...] = ()) -> PatternRules:
         errors.extend(user.errors)
         rules = list(user)
     compiled = compile_rules(rules, errors)
+    if extra_paths:
+        _drop_slow_user_rules(compiled, frozenset(base.rules))
     for e in compiled.errors:
         log.warning("rule load error: %s", e)
     return compiled
+
+
+#: Inputs that make catastrophically backtracking patterns (``(a+)+$``, ``(\w+\s?)*:``) blow up.
+_PROBES = ("a" * 4000 + "!", ("word " * 1500) + "!", "x" * 4000 + "\n", "-" * 4000 + "\n")
+PROBE_TIMEOUT = 0.2
+"""Seconds a user pattern may spend on one probe at load time before it is rejected as slow."""
+
+
+def _drop_slow_user_rules(compiled: PatternRules, bundled_ids: frozenset[str]) -> None:
+    """Reject user rules (ids not in ``bundled_ids``) with a pattern that takes longer than
+    :data:`PROBE_TIMEOUT` on one of :data:`_PROBES` (4 KB strings): each becomes one error line
+    naming the file, the rule and the pattern; the other rules keep working."""
+    kept = []
+    for pr in compiled.rules:
+        if pr.id in bundled_ids:
+            kept.append(pr)
+            continue
+        slow = None
+        for pat in [*pr.patterns, *pr.requires, *pr.excludes]:
+            try:
+                for probe in _PROBES:
+                    pat.search(probe, timeout=PROBE_TIMEOUT)
+            except TimeoutError:
+                slow = pat
+                break
+        if slow is None:
+            kept.append(pr)
+        else:
+            compiled.errors.append(
+                f"{pr.rule.source}: rule {pr.id}: pattern {_clip(slow.pattern, 60)!r} is catastrophically slow "
+                f"(over {PROBE_TIMEOUT:g} s on a 4 KB probe string); rule not loaded"
+            )
+    compiled.rules[:] = kept
 
 
 def _clip(s: str, n: int = 80) -> str:
@@ -575,8 +610,8 @@ def run_rules(ctx, prules: PatternRules, timeout: float = PATTERN_TIMEOUT) -> li
                         Severity.WARNING,
                         o,
                         o,
-                        f"rule {pr.id} timed out on this file; text after offset {o} not checked by it "
-                        f"(pattern {_clip(pat.pattern, 60)!r})",
+                        f"rule {pr.id} ({pr.rule.source}) timed out on this file; text after offset {o} not "
+                        f"checked by it (pattern {_clip(pat.pattern, 60)!r})",
                         category="internal",
                         data={"rule": pr.id, "offset": o},
                     )
