@@ -506,18 +506,25 @@ def cmd_cost(args: argparse.Namespace) -> int:
     return EXIT_ERROR if errors else EXIT_OK
 
 
-def cmd_rules(args: argparse.Namespace) -> int:
-    import json
-
+def _known_rules():
+    """The bundled rules plus the user rule files of the working directory's project
+    configuration (``rules-paths``); load errors are printed on stderr, naming file and rule."""
     from unveil.core.rules import RuleSet, bundled_rules, load_rule_files
 
     base = bundled_rules()
-    settings = project_settings(None, {}, set())  # the working directory's project config
-    if settings.rules_paths:  # user rules (rules-paths), listed with the bundled ones
-        user = load_rule_files([Path(p) for p in settings.rules_paths], into=RuleSet(rules=dict(base.rules)))
-        rules = list(user)
-    else:
-        rules = list(base)
+    settings = project_settings(None, {}, set())
+    if not settings.rules_paths:
+        return base
+    user = load_rule_files([Path(p) for p in settings.rules_paths], into=RuleSet(rules=dict(base.rules)))
+    for e in user.errors:
+        _error(e)
+    return user
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    import json
+
+    rules = list(_known_rules())
     if args.format == "json":
         data = [
             {"id": r.id, "name": r.name, "category": r.category, "severity": r.severity.label,
@@ -539,9 +546,7 @@ def _show_example(text: str) -> list[str]:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from unveil.core.rules import bundled_rules
-
-    rules = bundled_rules()
+    rules = _known_rules()
     rule = rules.get(args.rule) or rules.get(args.rule.upper())
     if rule is None:
         by_name = {r.name: r for r in rules}
