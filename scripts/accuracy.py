@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
-"""Accuracy of unveil's hidden-content detection on ``../shared/corpus`` (issue 2, "Tests and figures").
+"""Accuracy of unveil on ``../shared/corpus`` (issue 2 "Tests and figures", issue 3 "Reference and proof").
 
-Runs :func:`unveil.core.analyze.analyze` over the labelled corpus and prints four figures:
+Runs :func:`unveil.core.analyze.analyze` over the labelled corpus and prints, per category and overall:
 
-(a) ``synthetic/LABELS.tsv``: every hidden-content case (categories in :data:`HIDDEN_LABELS`) must
-    get a finding of category ``hidden-content`` whose start is on the labelled 1-based line. The
-    other labelled categories (issue 3's risky directives) are reported as recall of any
-    non-hidden-content finding on that line — informational, not a target yet.
+(a) ``synthetic/LABELS.tsv``: every labelled case must get a finding of its category starting on the
+    labelled 1-based line at warning or above. The corpus's label names are mapped to unveil
+    categories by :data:`SYNTHETIC_CATEGORY` (hidden-content cases need ``hidden-content``; risky
+    ones need their issue-3 category, never hidden-content, format or cost).
 (b) ``malicious/PROVENANCE.tsv``: every ``positive`` row whose technique is hidden-content-like
-    (:data:`HIDDEN_TECHNIQUE`) must get a hidden-content finding; the file has no line column, so
-    "found" means anywhere in the file and the lines are printed. Other positives: any finding at
-    warning or above (informational).
+    (:data:`HIDDEN_TECHNIQUE`) must get a hidden-content finding anywhere in the file; and every line
+    label of ``tests/data/malicious-labels.tsv`` (ours: file, category, line, note, min_severity)
+    must be found like (a), at its ``min_severity`` (default warning). Rows labelled
+    ``none-in-text`` (payload only in scripts outside the corpus) are excluded with their reason.
 (c) Hard negatives (LABELS category ``none``) and ``negative-control`` rows: no error-level finding.
 (d) Benign corpus (``benign/MANIFEST.tsv``): share of files with any error (target < 1 %), share with
-    a hidden-content error, and the rules firing at error and at warning with counts and examples.
+    a hidden-content error, and the top 10 rules firing at error and at warning with counts and examples.
+
+A per-category table sums (a) and (b); each category with labelled cases is a target (recall 100 %).
 
 Files are read as bytes and decoded as UTF-8 with ``surrogateescape`` (undecodable bytes reach the
 checks as lone surrogates); each is analysed under the path it has in its source repository so the
@@ -26,7 +29,8 @@ Usage (from the repository root)::
     python scripts/accuracy.py --corpus /path/to/corpus --jobs 2
     python scripts/accuracy.py --skip-benign --no-write   # labelled sets only, about a second
 
-Exit status: 0 when every target of issue 2 is met, 1 when one is missed, 2 when the corpus is
+Exit status: 0 when every target of issues 2 and 3 is met (per-category recall 100 %, no error on
+negatives, benign error share < 1 % unless --skip-benign), 1 when one is missed, 2 when the corpus is
 missing or unreadable.
 """
 
@@ -82,6 +86,28 @@ SYNTHETIC_KIND_PATHS = {
     "instructions": ".github/instructions/{stem}.instructions.md",
     "prompt": ".github/prompts/{stem}.prompt.md",
 }
+
+#: LABELS.tsv categories (the corpus's own names) → unveil rule categories (issue 3).
+SYNTHETIC_CATEGORY = {
+    **{c: "hidden-content" for c in HIDDEN_LABELS},
+    "sensitive-file-access": "agent-snooping",
+    "instruction-override": "prompt-injection",
+    "data-exfiltration": "data-exfiltration",
+    "encoded-instruction": "obfuscation",
+    "remote-code-exec": "supply-chain",
+    "safety-override": "anti-refusal",
+    "permission-bypass": "privilege-escalation",
+    "overbroad-tools": "excessive-agency",
+    "cloud-metadata": "ssrf",
+}
+
+#: Our own line labels for the ``positive`` rows of ``malicious/PROVENANCE.tsv`` (file, category,
+#: line, note, optional min_severity). Category ``none-in-text``: no risky text in the file itself
+#: (payload in scripts outside the corpus), excluded from recall with the note as the reason.
+MALICIOUS_LABELS = ROOT / "tests" / "data" / "malicious-labels.tsv"
+
+#: Categories a finding may not have to count for a risky (non-hidden) label.
+NOT_RISKY = frozenset({"hidden-content", "format", "cost", "internal", "imports"})
 
 BENIGN_ERROR_SHARE_TARGET = 0.01  # issue 2: "fewer than 1% of benign files get any error"
 
@@ -177,6 +203,18 @@ def _grouped(findings: list[dict], max_lines: int = 4) -> list[str]:
     return out
 
 
+def _matching(findings: list[dict], category: str, line: int, min_severity: str = "warning") -> list[dict]:
+    """Findings that count for a labelled case: the label's unveil category (a risky label never
+    matches a hidden-content, format, cost or internal finding), starting on the 1-based ``line``,
+    at ``min_severity`` or above."""
+    if category != "hidden-content" and category in NOT_RISKY:
+        return []
+    rank = SEVERITY_RANK[min_severity]
+    return [
+        f for f in findings if f["category"] == category and f["line"] == line and SEVERITY_RANK[f["severity"]] <= rank
+    ]
+
+
 def synthetic_figures(corpus: Path, results: dict[str, dict]) -> dict:
     """Figure (a) and the hard-negative half of (c)."""
     rows = read_tsv(corpus / "synthetic" / "LABELS.tsv")
@@ -200,20 +238,14 @@ def synthetic_figures(corpus: Path, results: dict[str, dict]) -> dict:
             )
             continue
         line = int(line_s)
-        if cat in HIDDEN_LABELS:
-            match = [f for f in res["findings"] if f["category"] == "hidden-content" and f["line"] == line]
-            bucket = hidden
-        else:
-            match = [
-                f
-                for f in res["findings"]
-                if f["category"] not in ("hidden-content", "internal") and f["line"] == line
-            ]
-            bucket = risky
+        unveil_cat = SYNTHETIC_CATEGORY.get(cat, cat)
+        match = _matching(res["findings"], unveil_cat, line, "warning")
+        bucket = hidden if cat in HIDDEN_LABELS else risky
         bucket.append(
             {
                 "file": file,
                 "category": cat,
+                "unveil_category": unveil_cat,
                 "line": line,
                 "found": bool(match),
                 "matched": _grouped(match),
@@ -257,6 +289,53 @@ def malicious_figures(corpus: Path, results: dict[str, dict]) -> dict:
             entry.update(label=label, findings=_grouped(findings))
             edge.append(entry)
     return {"hidden": hidden, "other": other, "negatives": negatives, "edge": edge}
+
+
+def malicious_label_figures(results: dict[str, dict], labels_path: Path = MALICIOUS_LABELS) -> dict:
+    """Our line labels for the malicious positives (:data:`MALICIOUS_LABELS`): per label, whether a
+    finding of its category starts on its line at its ``min_severity`` (default warning) or above;
+    ``none-in-text`` rows are returned as ``excluded`` with their reason."""
+    cases, excluded = [], []
+    if not labels_path.is_file():
+        return {"cases": cases, "excluded": excluded, "missing": str(labels_path)}
+    for row in read_tsv(labels_path):
+        key = f"malicious/{row['file']}"
+        if row["category"] == "none-in-text":
+            excluded.append({"file": key, "reason": row["note"]})
+            continue
+        res = results.get(key, {"crash": "file missing", "findings": []})
+        line = int(row["line"])
+        min_sev = (row.get("min_severity") or "").strip() or "warning"
+        match = _matching(res["findings"], row["category"], line, min_sev)
+        on_line = [f for f in res["findings"] if f["line"] == line]
+        cases.append(
+            {
+                "file": key,
+                "category": row["category"],
+                "line": line,
+                "min_severity": min_sev,
+                "note": row["note"],
+                "found": bool(match),
+                "matched": _grouped(match),
+                "on_line": _grouped(on_line),
+                "crash": res.get("crash"),
+            }
+        )
+    return {"cases": cases, "excluded": excluded}
+
+
+def per_category(syn: dict, mlab: dict) -> dict[str, dict]:
+    """Category → {"synthetic": [found, total], "malicious": [found, total]} over the labelled cases."""
+    table: dict[str, dict] = {}
+    for c in syn["hidden"] + syn["risky"]:
+        t = table.setdefault(c["unveil_category"], {"synthetic": [0, 0], "malicious": [0, 0]})
+        t["synthetic"][0] += c["found"]
+        t["synthetic"][1] += 1
+    for c in mlab["cases"]:
+        t = table.setdefault(c["category"], {"synthetic": [0, 0], "malicious": [0, 0]})
+        t["malicious"][0] += c["found"]
+        t["malicious"][1] += 1
+    return dict(sorted(table.items()))
 
 
 def benign_figures(corpus: Path, results: dict[str, dict], examples: int = 3) -> dict:
@@ -322,11 +401,23 @@ def benign_figures(corpus: Path, results: dict[str, dict], examples: int = 3) ->
     }
 
 
-def targets(syn: dict, mal: dict, ben: dict | None) -> list[dict]:
-    """The issue's targets with their measured value and whether each is met (``ben`` None:
-    the benign corpus was skipped and its target is left out)."""
+def targets(syn: dict, mal: dict, ben: dict | None, mlab: dict | None = None, cats: dict | None = None) -> list[dict]:
+    """The targets of issues 2 and 3 with their measured value and whether each is met (``ben``
+    None: the benign corpus was skipped and its target is left out)."""
     negatives = syn["negatives"] + mal["negatives"]
-    out = [
+    out = []
+    for cat, t in (cats or {}).items():
+        found, total = t["synthetic"][0] + t["malicious"][0], t["synthetic"][1] + t["malicious"][1]
+        out.append(
+            {
+                "target": f"labelled {cat} cases found at their line",
+                "value": f"{found}/{total}",
+                "met": found == total,
+            }
+        )
+    if mlab is not None and mlab.get("missing"):
+        out.append({"target": "malicious line labels present", "value": mlab["missing"], "met": False})
+    out += [
         {
             "target": "synthetic hidden-content cases found at their line",
             "value": f"{sum(c['found'] for c in syn['hidden'])}/{len(syn['hidden'])}",
@@ -390,14 +481,27 @@ def render(report: dict) -> str:
     )
     w("")
     w("Corpus: `../shared/corpus` (see its README). Lines are 1-based. A finding *matches* a labelled "
-      "case when its category is `hidden-content` and it starts on the labelled line.")
+      "case when it has the case's category (hidden-content cases: `hidden-content`; risky cases: the "
+      "mapped issue-3 category, never hidden-content, format or cost) and starts on the labelled line.")
     w("")
-    w("## Targets (issue 2)")
+    w("## Targets (issues 2 and 3)")
     w("")
     w("| target | value | met |")
     w("| --- | --- | --- |")
     for t in report["targets"]:
         w(f"| {t['target']} | {t['value']} | {'yes' if t['met'] else '**NO**'} |")
+    w("")
+    w("## Per category (labelled cases found at their line)")
+    w("")
+    w("A case counts only through a finding of its own category (synthetic labels mapped to unveil "
+      "categories) starting on the labelled line at warning or above (malicious labels: their `min_severity`).")
+    w("")
+    w("| category | synthetic | malicious | total |")
+    w("| --- | --- | --- | --- |")
+    for cat, t in report["per_category"].items():
+        sf, st = t["synthetic"]
+        mf, mt = t["malicious"]
+        w(f"| {cat} | {sf}/{st} | {mf}/{mt} | {sf + mf}/{st + mt} |")
     w("")
     w("## (a) Synthetic hidden-content cases (`synthetic/LABELS.tsv`)")
     w("")
@@ -407,15 +511,18 @@ def render(report: dict) -> str:
         matched = ", ".join(c["matched"]) or ("crash: " + c["crash"] if c["crash"] else "elsewhere: " + (", ".join(c["elsewhere"]) or "none"))
         w(f"| {c['file']} | {c['category']} | {c['line']} | {_yn(c['found'])} | {_md_escape(matched)} |")
     w("")
-    w("Risky-directive labels (issue 3's categories; informational): any finding of another category on the line.")
+    w("Risky-directive labels (issue 3): a finding of the mapped unveil category on the line, at warning or above.")
     w("")
     found = sum(c["found"] for c in syn["risky"])
     w(f"Recall: {found}/{len(syn['risky'])}.")
     w("")
-    w("| file | category | line | result | findings on the line |")
-    w("| --- | --- | --- | --- | --- |")
+    w("| file | label | unveil category | line | result | matching findings |")
+    w("| --- | --- | --- | --- | --- | --- |")
     for c in syn["risky"]:
-        w(f"| {c['file']} | {c['category']} | {c['line']} | {_yn(c['found'])} | {_md_escape(', '.join(c['matched']))} |")
+        w(
+            f"| {c['file']} | {c['category']} | {c['unveil_category']} | {c['line']} | {_yn(c['found'])} | "
+            f"{_md_escape(', '.join(c['matched']) or 'elsewhere: ' + ', '.join(c['elsewhere']))} |"
+        )
     w("")
     w("## (b) Malicious corpus (`malicious/PROVENANCE.tsv`)")
     w("")
@@ -426,13 +533,29 @@ def render(report: dict) -> str:
     for c in mal["hidden"]:
         w(f"| {c['file']} | {_md_escape(c['technique'])} | {_yn(c['found'])} | {_md_escape(', '.join(c['matched']) or (c['crash'] or ''))} |")
     w("")
-    found = sum(c["found"] for c in mal["other"])
-    w(f"Other positives (informational; issue 3): {found}/{len(mal['other'])} get a finding at warning or above.")
+    mlab = report["malicious_labels"]
+    w(
+        "Line labels for the positives (`tests/data/malicious-labels.tsv`, ours): found = a finding of the "
+        "label's category starting on the line at `min_severity` (default warning) or above."
+    )
     w("")
-    w("| file | technique | result | findings ≥ warning |")
-    w("| --- | --- | --- | --- |")
-    for c in mal["other"]:
-        w(f"| {c['file']} | {_md_escape(c['technique'])} | {_yn(c['found'])} | {_md_escape(', '.join(c['matched']))} |")
+    found = sum(c["found"] for c in mlab["cases"])
+    w(f"Recall: {found}/{len(mlab['cases'])}.")
+    w("")
+    w("| file | category | line | min | result | matching findings | note |")
+    w("| --- | --- | --- | --- | --- | --- | --- |")
+    for c in mlab["cases"]:
+        matched = ", ".join(c["matched"]) or "on the line: " + (", ".join(c["on_line"]) or "none")
+        w(
+            f"| {c['file'][len('malicious/'):]} | {c['category']} | {c['line']} | {c['min_severity']} | "
+            f"{_yn(c['found'])} | {_md_escape(matched)} | {_md_escape(c['note'])} |"
+        )
+    w("")
+    w(f"Excluded from recall ({len(mlab['excluded'])}, category `none-in-text`):")
+    w("")
+    for e in mlab["excluded"]:
+        w(f"- {e['file'][len('malicious/'):]}: {e['reason']}")
+    w("")
     if mal["edge"]:
         w("")
         w("Edge rows (informational):")
@@ -466,7 +589,7 @@ def render(report: dict) -> str:
     w(f"- Analysis time (sum of per-file wall times in the workers; the machine is shared): {ben['analysis_seconds']:.1f} s")
     for level in ("error", "warning"):
         w("")
-        w(f"Rules firing at {level} on benign files:")
+        w(f"Top 10 rules firing at {level} on benign files (by files):")
         w("")
         rules = ben["top_rules"][level]
         if not rules:
@@ -474,7 +597,7 @@ def render(report: dict) -> str:
             continue
         w("| rule | files | findings | examples (file:line — message) |")
         w("| --- | --- | --- | --- |")
-        for r in rules[:15]:
+        for r in rules[:10]:
             w(f"| {r['rule']} | {r['files']} | {r['findings']} | {_md_escape('<br>'.join(r['examples']))} |")
     if ben["error_files"]:
         w("")
@@ -540,6 +663,8 @@ def main(argv: list[str] | None = None) -> int:
     syn = synthetic_figures(corpus, results)
     mal = malicious_figures(corpus, results)
     ben = benign_figures(corpus, results)
+    mlab = malicious_label_figures(results)
+    cats = per_category(syn, mlab)
     report = {
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": _commit(),
@@ -550,7 +675,9 @@ def main(argv: list[str] | None = None) -> int:
         "wall_seconds": wall,
         "crashes": sorted(k for k, r in results.items() if r.get("crash")),
         "benign_skipped": args.skip_benign,
-        "targets": targets(syn, mal, None if args.skip_benign else ben),
+        "targets": targets(syn, mal, None if args.skip_benign else ben, mlab, cats),
+        "per_category": cats,
+        "malicious_labels": mlab,
         "synthetic": syn,
         "malicious": mal,
         "benign": ben,

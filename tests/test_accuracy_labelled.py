@@ -1,8 +1,8 @@
 """The labelled corpus cases, run through scripts/accuracy.py (fast mode, no benign scan).
 
-Fails when a synthetic hidden-content case is no longer found at its line, a malicious
-hidden-content positive is missed, or a hard negative / negative control gets an error — the
-issue's accuracy targets. The benign false-positive rate is measured by the full script run
+Fails when a labelled case (synthetic, or a line of tests/data/malicious-labels.tsv) is no longer
+found at its line by a finding of its category, a malicious hidden-content positive is missed, or a
+hard negative / negative control gets an error — the accuracy targets of issues 2 and 3. The benign false-positive rate is measured by the full script run
 (figures in docs/accuracy.md), not here.
 """
 
@@ -31,3 +31,10 @@ def test_labelled_corpus_targets_met():
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "| synthetic hidden-content cases found at their line | 13/13 | yes |" in proc.stdout
     assert "| hard negatives and negative controls with no error | 8/8 | yes |" in proc.stdout
+    # issue 3: per-category recall on the synthetic labels and our malicious line labels
+    # (tests/data/malicious-labels.tsv), counting only findings of the label's category
+    assert "| hidden-content | 13/13 | 4/4 | 17/17 |" in proc.stdout
+    assert "| prompt-injection | 3/3 | 6/6 | 9/9 |" in proc.stdout
+    assert "| system-prompt-leakage | 0/0 | 2/2 | 2/2 |" in proc.stdout
+    assert "Excluded from recall (11, category `none-in-text`):" in proc.stdout
+    assert "MISSED" not in proc.stdout
