@@ -542,6 +542,20 @@ def _container(doc, e: dict, close_start: int) -> Finding | None:
 _ATTR_VALUE = re.compile(r"""\s([^\s=/>"']+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
 
 
+def _carried_text_severity(value: str):
+    """``(verdict, severity)`` for text carried only in an attribute or link/image metadata:
+    error for a risky instruction, warning for another instruction, info for prose, ``None``
+    (not reported) for short labels."""
+    v = classify(value)
+    if _risky(v):
+        return v, Severity.ERROR
+    if v.level == "instruction":
+        return v, Severity.WARNING
+    if _prose_value(value):
+        return v, Severity.INFO
+    return v, None
+
+
 def _prose_value(value: str) -> bool:
     words = value.split()
     return len(words) >= 6 or (len(value) >= 40 and len(words) >= 2)
@@ -561,14 +575,8 @@ def _attr_findings(doc, tag: str, amap: dict, a: int, b: int, raw: str) -> list[
         value = html.unescape(value or "").strip()
         if not value:
             continue
-        v = classify(value)
-        if _risky(v):
-            sev = Severity.ERROR
-        elif v.level == "instruction":
-            sev = Severity.WARNING
-        elif _prose_value(value):
-            sev = Severity.INFO
-        else:
+        v, sev = _carried_text_severity(value)
+        if sev is None:
             continue
         s, e = (a + spans[name][0], a + spans[name][1]) if name in spans else (a, b)
         phrase, ntok = _token_phrase(value)
@@ -624,14 +632,8 @@ def _markdown_attrs(ctx) -> list[Finding]:
         if lk.title.strip():
             items.append((f"{lk.kind} title (shown only as a tooltip)", lk.title.strip()))
         for what, value in items:
-            v = classify(value)
-            if _risky(v):
-                sev = Severity.ERROR
-            elif v.level == "instruction":
-                sev = Severity.WARNING
-            elif _prose_value(value):
-                sev = Severity.INFO
-            else:
+            v, sev = _carried_text_severity(value)
+            if sev is None:
                 continue
             lead = "tells the model" if v.level == "instruction" else "carries"
             msg = f"Markdown {what} {lead}: “{_preview(value)}”"
