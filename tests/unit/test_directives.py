@@ -304,7 +304,13 @@ def test_timeout_emits_unv002_instead_of_missing_silently():
     out = dv.run_rules(_ctx(text), prules, timeout=0.01)
     assert [f.rule for f in out] == ["UNV002"]
     assert out[0].message.startswith("rule TST001 (")
-    assert "timed out on this file; text after offset 0 not checked by it" in out[0].message
+    assert "timed out after 0.01 s on this file: this pattern may have missed text anywhere in the file" in out[0].message
+
+
+def test_time_bound_grows_with_the_document():
+    assert dv.pattern_timeout(1_000) == dv.PATTERN_TIMEOUT
+    assert dv.pattern_timeout(100_000) == dv.PATTERN_TIMEOUT
+    assert dv.pattern_timeout(10_100_000) == dv.PATTERN_TIMEOUT + 10 * dv.TIMEOUT_PER_MB
 
 
 def test_catastrophically_slow_user_pattern_rejected_at_load(tmp_path):

@@ -396,3 +396,12 @@ def test_benign_maintainer_comments_are_warning_at_most(rel):
 def test_malformed_unveil_pragmas_are_not_exempt(body):
     # not an exact suppression (missing reason, unknown directive or id, no ids): judged as a comment
     assert [f.rule for f in found(f"# T\n\n<!-- {body} -->\n")] == ["HID020"]
+
+
+def test_files_never_rendered_as_markdown_have_no_markup_findings():
+    # Roo-Code rule files are XML: CDATA and comments are their content, nothing renders them
+    text = "<rules>\n  <!-- maintainer: keep these sorted by priority please, thanks -->\n  <![CDATA[ run the tests ]]>\n</rules>\n"
+    xml = analyze(text, ".roo/rules-code/1_workflow.xml", count_tokens=False)
+    assert [f.rule for f in xml.findings if f.rule.startswith("HID02")] == []
+    md = analyze(text, "notes.md", count_tokens=False)
+    assert {f.rule for f in md.findings if f.rule.startswith("HID02")} >= {"HID020", "HID023"}

@@ -65,9 +65,10 @@ reported, with the reason in its message. Combination post-pass: when one file h
 a "secrets" and an "egress" finding at warning or above, each of those gets "(combined with …)"
 appended and becomes an error.
 
-Patterns run with a time bound (:data:`PATTERN_TIMEOUT` seconds per pattern per document, the
-`regex` module's ``timeout=``). On timeout the check emits ``UNV002`` naming the rule and the
-offset after which that rule did not look, so nothing is skipped silently. A rule with an invalid
+Patterns run with a time bound (:func:`pattern_timeout`: :data:`PATTERN_TIMEOUT` seconds per
+pattern, plus :data:`TIMEOUT_PER_MB` per MB for large documents; the `regex` module's
+``timeout=``). On timeout the check emits ``UNV002`` naming the rule and where it may have
+missed text, so nothing is skipped silently. A rule with an invalid
 pattern is not loaded; :func:`load_pattern_rules` reports it in ``errors`` naming the file and the
 rule, and the other rules keep working.
 """
@@ -94,7 +95,16 @@ log = logging.getLogger(__name__)
 CHECK_NAME = "directives"
 TIMEOUT_RULE = "UNV002"
 PATTERN_TIMEOUT = 0.25
-"""Seconds allowed per pattern per document (wall clock, `regex` ``timeout=``)."""
+"""Seconds allowed per pattern per document of up to 100 KB (wall clock, `regex` ``timeout=``)."""
+TIMEOUT_PER_MB = 1.0
+"""Extra seconds per pattern for each MB of text beyond the first 100 KB: a linear pattern
+needs time in proportion to the text, so a fixed bound would cut it off on a large file (a
+padded 10 MB file would hide its payload from every rule); a catastrophic pattern still stops."""
+
+
+def pattern_timeout(n_chars: int) -> float:
+    """Time bound (seconds) for one pattern over a document of ``n_chars`` code points."""
+    return PATTERN_TIMEOUT + max(0, n_chars - 100_000) / 1_000_000 * TIMEOUT_PER_MB
 REGIONS = ("prose", "hidden", "code", "frontmatter")
 DEFAULT_APPLIES = ("prose", "hidden", "code")
 COMBO_DEFAULTS = {
@@ -553,12 +563,15 @@ _REASON_TEXT = {
 }
 
 
-def run_rules(ctx, prules: PatternRules, timeout: float = PATTERN_TIMEOUT) -> list[Finding]:
+def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[Finding]:
     """Run ``prules`` on the document of ``ctx`` (a :class:`unveil.core.checks.Context`).
-    Returns findings in original code-point offsets, before the combination pass."""
+    Returns findings in original code-point offsets, before the combination pass.
+    ``timeout`` (seconds per pattern) defaults to :func:`pattern_timeout` of the text's size."""
     text = ctx.doc.text
     if not text:
         return []
+    if timeout is None:
+        timeout = pattern_timeout(len(text))
     dc = cx.doc_context(text, getattr(ctx, "markdown", None))
     vt = dc.view.text
     kind = getattr(ctx, "kind", "*") or "*"
@@ -604,14 +617,16 @@ def run_rules(ctx, prules: PatternRules, timeout: float = PATTERN_TIMEOUT) -> li
                         out.append(f)
             except TimeoutError:
                 o = dc.view.orig_start(last)
+                where = (f"after its last match on line {ctx.doc.line_of(o) + 1}" if last
+                         else "anywhere in the file")
                 out.append(
                     Finding(
                         TIMEOUT_RULE,
                         Severity.WARNING,
                         o,
                         o,
-                        f"rule {pr.id} ({pr.rule.source}) timed out on this file; text after offset {o} not "
-                        f"checked by it (pattern {_clip(pat.pattern, 60)!r})",
+                        f"rule {pr.id} ({pr.rule.source}) timed out after {timeout:.2f} s on this file: this "
+                        f"pattern may have missed text {where} (pattern {_clip(pat.pattern, 60)!r})",
                         category="internal",
                         data={"rule": pr.id, "offset": o},
                     )

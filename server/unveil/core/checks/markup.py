@@ -42,8 +42,16 @@ PREVIEW = 120
 _SEV = {"instruction": Severity.ERROR, "prose": Severity.WARNING, "short": Severity.INFO}
 
 
+#: File types that no viewer renders as Markdown (Roo-Code keeps rules as .xml/.txt, for
+#: example): their comments and CDATA are read as they stand, so markup cannot hide anything.
+NOT_RENDERED_SUFFIXES = (".xml", ".txt", ".json", ".yaml", ".yml", ".toml")
+
+
 def check(ctx) -> Iterable[Finding]:
-    """All markup findings for ``ctx`` (a :class:`unveil.core.checks.Context`)."""
+    """All markup findings for ``ctx`` (a :class:`unveil.core.checks.Context`); none for files
+    that are never rendered as Markdown (:data:`NOT_RENDERED_SUFFIXES`)."""
+    if ctx.path and ctx.path.lower().endswith(NOT_RENDERED_SUFFIXES):
+        return []
     out: list[Finding] = []
     out += _comments(ctx)
     out += _references(ctx)
