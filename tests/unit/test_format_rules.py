@@ -296,3 +296,13 @@ def test_complete_tools_after_comma():
 def test_no_completion_outside_frontmatter_or_without_schema():
     assert at("---\nname: a\n---\nbo|dy\n", AGENT)[0] == []
     assert at("---\nfo|\n---\n", "CLAUDE.md")[0] == []
+
+
+def test_unclosed_frontmatter_is_reported_as_such():
+    from unveil.core.analyze import analyze
+
+    text = "---\nname: pdf-tools\ndescription: Work with PDF files\n\n# PDF tools\nBody.\n"
+    a = analyze(text, ".claude/skills/pdf-tools/SKILL.md", count_tokens=False)
+    fmt = [(f.rule, f.severity.label, a.doc.position(f.start).line) for f in a.findings if f.rule.startswith("FMT")]
+    assert fmt == [("FMT030", "error", 0)]
+    assert next(f for f in a.findings if f.rule == "FMT030").message.startswith("Frontmatter is never closed")

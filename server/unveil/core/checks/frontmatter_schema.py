@@ -538,6 +538,10 @@ def check(ctx) -> Iterable[Finding]:
     return list(check_text(text, schema, ctx.path))
 
 
+_UNCLOSED = re.compile(r"\ufeff?---[ \t]*(?:\r\n|\r|\n)")
+"""An opening frontmatter fence on the first line (``find_span`` found no closing one)."""
+
+
 def check_text(text: str, schema: Schema, path: str | None = None) -> Iterator[Finding]:
     """The FMT findings of ``text`` checked against ``schema`` (``path`` for the skill folder
     and subagent rules)."""
@@ -545,6 +549,14 @@ def check_text(text: str, schema: Schema, path: str | None = None) -> Iterator[F
     span = parsed.span
     name = _file_name(path)
     if span is None:
+        if _UNCLOSED.match(text):
+            a, b = _line_range(text, 1)
+            yield _finding(
+                "FMT030", Severity.ERROR, a, b,
+                "Frontmatter is never closed: the opening --- has no closing --- line, so the whole file "
+                f"reads as frontmatter to some parsers and as text to others. {_skip_note(schema)}",
+            )
+            return
         yield from _missing_without_frontmatter(text, schema, path, name)
         return
     yaml_text = text[span.yaml_start : span.yaml_end]
