@@ -15,9 +15,15 @@ scanned and reported). ``cost``, ``rules`` and ``explain`` exit 0, or 2 on usage
 
 Files are read as bytes and decoded as strict UTF-8; a file with invalid UTF-8 is decoded with
 ``surrogateescape`` so no byte is lost (each bad byte becomes one code point U+DC80..U+DCFF,
-which the Unicode check reports). Folders are walked recursively for every file
-:func:`unveil.core.kinds.is_agent_file` recognises, skipping ``.git``, ``node_modules``,
-``.venv`` and other tool caches.
+which the Unicode check reports). Folders are walked recursively for every regular file
+:func:`unveil.core.kinds.is_agent_file` accepts (any ``.md``/``.mdc``/``.markdown`` file and the
+rule files of known kinds such as ``.cursorrules``), skipping ``.git``, ``node_modules``,
+``.venv`` and other tool caches; named pipes, sockets and devices are never opened (one named
+on the command line is an error, exit 2).
+
+A broken price table (unknown ``--models`` name, unreadable or invalid ``--prices-file``, or
+the same in the project configuration) is reported on stderr and exits 2 in ``cost`` and
+``check``.
 """
 
 from __future__ import annotations
@@ -83,7 +89,10 @@ def collect(paths: Sequence[str], cwd: Path | None = None, kind_map=None) -> Col
     """Expand command-line paths: files are taken as given (whatever their kind); folders are
     walked recursively (sorted, symlinked folders not followed) for recognised agent files and
     for files the user's ``kind_map`` (setting ``kinds``: glob → kind id) maps to a kind.
-    A path that does not exist or a folder that cannot be listed adds an error message."""
+    Only regular files (or symlinks to them) are taken: a FIFO, socket or device met in a
+    folder is skipped, and one named on the command line adds a "not a regular file" error,
+    so nothing ever blocks opening it. A path that does not exist or a folder that cannot be
+    listed adds an error message."""
     cwd = (cwd or Path.cwd()).resolve()
     out = Collected()
     seen: set[Path] = set()
@@ -110,12 +119,24 @@ def collect(paths: Sequence[str], cwd: Path | None = None, kind_map=None) -> Col
                 for name in sorted(files):
                     f = Path(root) / name
                     if is_agent_file(f) or (kind_map and kinds.mapped_kind(str(f), kind_map)):
-                        add(f)
+                        if _is_regular(f):
+                            add(f)
         elif p.exists():
-            add(p)
+            if _is_regular(p):
+                add(p)
+            else:
+                out.errors.append(f"{raw}: not a regular file")
         else:
             out.errors.append(f"{raw}: no such file or folder")
     return out
+
+
+def _is_regular(path: Path) -> bool:
+    """Whether ``path`` is a regular file (following symlinks), without opening it."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def read_text(path: Path) -> str:
@@ -188,6 +209,37 @@ def _split(values: Iterable[str] | None) -> list[str]:
 
 class UsageError(Exception):
     """A bad command-line value (exit 2)."""
+
+
+def price_errors(settings: Settings) -> list[str]:
+    """Problems with the price table ``settings`` select: an unreadable or invalid prices file
+    or entry, a bad ``prices`` value, an unknown name in ``models``
+    (:attr:`unveil.core.prices.PriceTable.errors`). Empty when the price module is missing."""
+    try:
+        from unveil.core import prices
+    except ImportError:
+        return []
+    table = prices.load_prices(settings)
+    prices.shown_models(settings, table)
+    return list(table.errors)
+
+
+def _file_price_errors(results: Sequence[FileResult], settings: Settings) -> list[str]:
+    """:func:`price_errors` of each file's settings (project configuration laid under the
+    command line) not already in ``settings``' errors, each message once."""
+    checked: set = set()
+    out: list[str] = []
+    known = set(price_errors(settings))
+    for r in results:
+        s = getattr(r.analysis, "settings", None) or settings
+        key = (s.prices_file, tuple(s.models), tuple(sorted((str(k), str(v)) for k, v in (s.prices or {}).items())))
+        if key in checked:
+            continue
+        checked.add(key)
+        for e in price_errors(s):
+            if e not in known and e not in out:
+                out.append(e)
+    return out
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
@@ -301,7 +353,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         _error(str(exc))
         return EXIT_ERROR
     results, errors = analyze_paths(args.paths, settings, getattr(args, "cli_layer", {}))
-    for e in errors:
+    bad_prices = _file_price_errors(results, DEFAULT_SETTINGS)
+    for e in errors + bad_prices:
         _error(e)
     if args.format == "json":
         from unveil.reporters import json as reporter
@@ -310,7 +363,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     elif args.format == "sarif":
         from unveil.reporters import sarif as reporter
 
-        report = reporter.render(results, notifications=errors)
+        report = reporter.render(results, notifications=errors + bad_prices)
     else:
         from unveil.reporters import text as reporter
 
@@ -321,7 +374,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     except OSError as exc:
         _error(f"{args.output}: cannot write: {exc.strerror or exc}")
         return EXIT_ERROR
-    if errors:
+    if errors or bad_prices:
         return EXIT_ERROR
     if args.fail_on == "never":
         return EXIT_OK
@@ -353,6 +406,11 @@ def format_usd(value: float) -> str:
         return f"${value:,.4f}"
 
 
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    """``"1 file"``, ``"2 files"`` (thousands separated)."""
+    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
+
+
 def _model_name(model) -> str:
     for attr in ("name", "label", "id"):
         v = getattr(model, attr, None)
@@ -361,18 +419,44 @@ def _model_name(model) -> str:
     return str(model)
 
 
+def _shown(row) -> tuple[float, float, float, bool]:
+    """``(per session, once invoked, per 1,000 sessions, estimated)`` to print for a row: the
+    "≈" estimate for models with a tokenizer ratio (:func:`unveil.core.cost.shown_usd`)."""
+    approx = getattr(row, "approx_usd_per_session", None)
+    if approx is None:
+        return row.usd_per_session, row.usd_per_invoke, row.usd_per_1000_sessions, False
+    invoke = getattr(row, "approx_usd_per_invoke", None)
+    return approx, row.usd_per_invoke if invoke is None else invoke, approx * 1000, True
+
+
+def _estimate_note(rows) -> str | None:
+    try:
+        from unveil.core.cost import estimate_note
+
+        return estimate_note(rows)
+    except (ImportError, AttributeError):
+        return None
+
+
 def _price_table(rows, indent: str = "  ") -> list[str]:
+    """The price rows as an aligned table; estimated figures are prefixed "≈" and explained
+    in a footnote line after the table."""
     header = ("model", "per session", "once invoked", "per 1,000 sessions")
-    body = [
-        (_model_name(r.model), format_usd(r.usd_per_session), format_usd(r.usd_per_invoke),
-         format_usd(r.usd_per_1000_sessions))
-        for r in rows
-    ]
+    body = []
+    for r in rows:
+        session, invoke, per_1000, approx = _shown(r)
+        def usd(x: float) -> str:
+            return ("≈" if approx and x else "") + format_usd(x)  # "$0" is exact whatever the tokenizer
+
+        body.append((_model_name(r.model), usd(session), usd(invoke), usd(per_1000)))
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(4)]
     lines = []
     for row in [header, *body]:
         cells = [row[0].ljust(widths[0])] + [row[i].rjust(widths[i]) for i in range(1, 4)]
         lines.append(indent + "  ".join(cells).rstrip())
+    note = _estimate_note(rows)
+    if note:
+        lines.append(indent + note)
     return lines
 
 
@@ -382,6 +466,9 @@ class _Total:
     usd_per_session: float = 0.0
     usd_per_invoke: float = 0.0
     usd_per_1000_sessions: float = 0.0
+    token_ratio: float | None = None
+    approx_usd_per_session: float | None = None
+    approx_usd_per_invoke: float | None = None
 
 
 def _sum_rows(all_rows: list[list]) -> list[_Total]:
@@ -393,7 +480,29 @@ def _sum_rows(all_rows: list[list]) -> list[_Total]:
             t.usd_per_session += r.usd_per_session
             t.usd_per_invoke += r.usd_per_invoke
             t.usd_per_1000_sessions += r.usd_per_1000_sessions
+            if getattr(r, "approx_usd_per_session", None) is not None:
+                t.token_ratio = getattr(r, "token_ratio", None)
+                t.approx_usd_per_session = (t.approx_usd_per_session or 0.0) + r.approx_usd_per_session
+                t.approx_usd_per_invoke = (t.approx_usd_per_invoke or 0.0) + (r.approx_usd_per_invoke or 0.0)
     return list(totals.values())
+
+
+def _row_dict(row) -> dict:
+    """One price row for ``cost --format json``: the exact o200k-based USD (``usd_*``) and, for
+    models with a tokenizer ratio, the estimate (``approx_usd_*``, ``token_ratio``; else
+    ``null``) with ``estimated`` true."""
+    approx = getattr(row, "approx_usd_per_session", None)
+    return {
+        "model": _model_name(row.model),
+        "usd_per_session": row.usd_per_session,
+        "usd_per_invoke": row.usd_per_invoke,
+        "usd_per_1000_sessions": row.usd_per_1000_sessions,
+        "estimated": approx is not None,
+        "token_ratio": getattr(row, "token_ratio", None) if approx is not None else None,
+        "approx_usd_per_session": approx,
+        "approx_usd_per_invoke": getattr(row, "approx_usd_per_invoke", None) if approx is not None else None,
+        "approx_usd_per_1000_sessions": approx * 1000 if approx is not None else None,
+    }
 
 
 def cmd_cost(args: argparse.Namespace) -> int:
@@ -404,13 +513,20 @@ def cmd_cost(args: argparse.Namespace) -> int:
     except UsageError as exc:
         _error(str(exc))
         return EXIT_ERROR
+    bad_prices = price_errors(settings)
+    if bad_prices:  # unknown --models name, unreadable or invalid --prices-file: nothing to price
+        for e in bad_prices:
+            _error(e.removesuffix("; using the bundled prices"))
+        return EXIT_ERROR
     results, errors = analyze_paths(args.paths, settings, getattr(args, "cli_layer", {}))
+    errors += _file_price_errors(results, settings)
     for e in errors:
         _error(e)
     files = []
     for r in results:
         report = r.analysis.tokens
-        rows = price_rows(report, settings) if report is not None else None
+        file_settings = getattr(r.analysis, "settings", None) or settings
+        rows = price_rows(report, file_settings) if report is not None else None
         files.append((r, report, rows))
     total_session = sum(rep.session for _, rep, _ in files if rep is not None)
     total_invoke = sum(rep.invoke for _, rep, _ in files if rep is not None)
@@ -424,14 +540,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
     )
     folder_given = any(Path(p).is_dir() for p in args.paths)
     if args.format == "json":
-        def row_dict(row) -> dict:
-            return {
-                "model": _model_name(row.model),
-                "usd_per_session": row.usd_per_session,
-                "usd_per_invoke": row.usd_per_invoke,
-                "usd_per_1000_sessions": row.usd_per_1000_sessions,
-            }
-
+        all_rows = [x for _, _, rows in files for x in rows or ()]
         data = {
             "files": [
                 {
@@ -447,30 +556,33 @@ def cmd_cost(args: argparse.Namespace) -> int:
                         {"line": s.line + 1, "level": s.level, "title": s.title, "tokens": s.tokens}
                         for s in (rep.sections if rep else ())
                     ],
-                    "prices": [row_dict(x) for x in rows] if rows is not None else None,
+                    "prices": [_row_dict(x) for x in rows] if rows is not None else None,
                 }
                 for r, rep, rows in files
             ],
             "total": {
                 "files": len(files),
                 "tokens": {"session": total_session, "invoke": total_invoke},
-                "prices": [row_dict(t) for t in total_rows],
+                "prices": [_row_dict(t) for t in total_rows],
             },
+            "price_note": _estimate_note(all_rows),
             "workspace": summary.to_dict(),
         }
         from unveil.reporters.common import no_lone_surrogates
 
         text = json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n"
         text = no_lone_surrogates(text)
-    elif folder_given and files:
+    elif (folder_given or len(files) > 1) and files:
+        # a folder or several files: one table, a row per file, subtotals per kind and totals
         lines = ws.format_table(summary)
         total_rows = _sum_rows([rows for r, _, rows in files if rows and r.analysis.kind != ws.UNKNOWN_KIND])
         if total_rows:
             lines.append("")
-            lines.append(f"Price of the {summary.total.files:,} agent files (every session / once invoked):")
+            lines.append(f"Price of the {_plural(summary.total.files, 'agent file')} (every session / once invoked):")
             lines.extend(_price_table(total_rows))
         text = "\n".join(lines).rstrip("\n") + "\n"
     else:
+        # one file: the detailed block (basis, notes, a price row per model)
         lines: list[str] = []
         for r, rep, rows in files:
             lines.append(f"{printable(r.path)} — {printable(kind_label(r.analysis))}")
@@ -488,14 +600,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
             elif rep is not None:
                 lines.append("  prices: not available")
             lines.append("")
-        if len(files) > 1:
-            lines.append(
-                f"Total ({len(files):,} files): {total_session:,} tokens every session, "
-                f"{total_invoke:,} tokens once invoked"
-            )
-            if total_rows:
-                lines.extend(_price_table(total_rows))
-        elif not files:
+        if not files:
             lines.append("No files to measure.")
         text = "\n".join(lines).rstrip("\n") + "\n"
     try:

@@ -14,8 +14,9 @@ CLI, Cursor, Copilot, Windsurf, Cline, Kiro; August–November 2026). Listing-li
 reconstructions of Claude Code's prompt builders (unverified against official docs), so the
 session cost of subagents and skills is an estimate of the right size, not an exact figure.
 
-Prices: :func:`price_rows` turns a report into USD for :mod:`unveil.core.prices` models, and
-:func:`format_usd` prints small amounts readably.
+Prices: :func:`price_rows` turns a report into USD for :mod:`unveil.core.prices` models,
+:func:`shown_usd` picks the figures to show (the "≈" estimate for Claude models),
+:func:`estimate_note` explains them, and :func:`format_usd` prints amounts readably.
 """
 
 from __future__ import annotations
@@ -436,9 +437,12 @@ def price_rows(report: TokenReport | None, models: Iterable) -> list[PriceRow]:
 
 
 def format_usd(x: float | None) -> str:
-    """Readable USD: ``$0`` for zero, three significant digits below one cent
-    (``0.000175`` → ``"$0.000175"``, ``0.00012345`` → ``"$0.000123"``), cents from one cent up
-    (``0.175`` → ``"$0.18"``, ``1234.5`` → ``"$1,234.50"``). ``None`` → ``"–"``."""
+    """Readable USD: ``$0`` for zero; three significant digits below $1, trailing zeros dropped
+    down to whole cents (``0.5`` → ``"$0.50"``, ``0.0143`` → ``"$0.0143"``, ``0.00717`` → ``"$0.00717"``, ``0.000175`` → ``"$0.000175"``,
+    ``0.175`` → ``"$0.175"``, ``0.18`` → ``"$0.18"``, ``3e-9`` → ``"$0.000000003"``); from $1 up
+    two decimals with thousands separators (``1234.5`` → ``"$1,234.50"``). Rounding is half-up
+    on the decimal value of the float's repr; an amount that rounds to $1 is written ``"$1.00"``.
+    ``None`` → ``"–"``."""
     if x is None:
         return "–"
     d = Decimal(repr(float(x)))
@@ -446,11 +450,36 @@ def format_usd(x: float | None) -> str:
     d = abs(d)
     if d == 0:
         return "$0"
-    if d >= Decimal("0.01"):
-        return f"{sign}${d.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):,}"
-    exp = d.adjusted()  # power of ten of the first significant digit
-    q = d.quantize(Decimal(1).scaleb(exp - 2), rounding=ROUND_HALF_UP)
-    if q >= Decimal("0.01"):
-        return f"{sign}$0.01"
-    s = format(q, "f").rstrip("0").rstrip(".")
-    return f"{sign}${s}"
+    if d < 1:
+        exp = d.adjusted()  # power of ten of the first significant digit
+        q = d.quantize(Decimal(1).scaleb(exp - 2), rounding=ROUND_HALF_UP)
+        if q < 1:
+            whole, _, frac = format(q, "f").partition(".")
+            frac = frac.rstrip("0").ljust(2, "0")  # at least cents: "$0.50", not "$0.5"
+            return f"{sign}${whole}.{frac}"
+        d = q
+    return f"{sign}${d.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):,}"
+
+
+def shown_usd(row: PriceRow) -> tuple[float, float, float, bool]:
+    """``(per session, once invoked, per 1,000 sessions, estimated)`` in USD as a report should
+    show them: the ``approx_*`` figures (tokenizer ratio applied) when the row has them
+    (``estimated`` true: prefix the text with "≈"), else the exact o200k-based ones."""
+    if getattr(row, "approx_usd_per_session", None) is not None:
+        s = row.approx_usd_per_session
+        i = row.approx_usd_per_invoke if row.approx_usd_per_invoke is not None else row.usd_per_invoke
+        return s, i, s * 1000, True
+    return row.usd_per_session, row.usd_per_invoke, row.usd_per_1000_sessions, False
+
+
+def estimate_note(rows: Iterable) -> str | None:
+    """The footnote for price rows with estimates, e.g. ``"≈ Claude prices are estimates: o200k
+    tokens × the measured Claude/o200k tokenizer ratio (1.55)."``; ``None`` when no row has an
+    estimate. Ratios come from each model's ``token_ratio_vs_o200k`` (research note
+    agent-formats.md §5.6)."""
+    ratios = sorted({float(r.token_ratio) for r in rows
+                     if getattr(r, "approx_usd_per_session", None) is not None and getattr(r, "token_ratio", None)})
+    if not ratios:
+        return None
+    shown = ", ".join(f"{x:g}" for x in ratios)
+    return f"≈ Claude prices are estimates: o200k tokens × the measured Claude/o200k tokenizer ratio ({shown})."

@@ -5,7 +5,13 @@
 * On the summary line (first line, or the frontmatter's closing fence): the kind label, grade,
   "N tok/session · M tok on invoke", how the count was derived, and a table of models with the
   cost per session, once invoked and per 1,000 sessions (USD, from the bundled price table
-  merged with the user's ``prices``). Without a price module the table is left out.
+  merged with the user's ``prices``). Claude models show the estimate (o200k tokens × the
+  model's measured tokenizer ratio) marked "≈", explained in a footnote under the table.
+  Without a price module the table is left out.
+
+Price-table problems (unreadable ``pricesFile``, unknown ``models``) are logged and sent once
+per distinct set as a ``window/logMessage`` warning, like the server's settings problems
+(``UnveilServer._report_problems``), never on every hover.
 """
 
 from __future__ import annotations
@@ -101,6 +107,45 @@ def _price_rows(analysis: Analysis):
         return None
 
 
+def cost_mod():
+    """:mod:`unveil.core.cost` (imported lazily)."""
+    from unveil.core import cost
+
+    return cost
+
+
+def price_problems(analysis: Analysis) -> tuple[str, ...]:
+    """The price-table errors for the analysis' settings
+    (:attr:`unveil.core.prices.PriceTable.errors`); empty without a price module."""
+    try:
+        from unveil.core import prices
+
+        load = getattr(prices, "load_prices", None)
+        if load is None:
+            return ()
+        table = load(analysis.settings)
+        prices.shown_models(analysis.settings, table)
+        return tuple(table.errors)
+    except Exception:  # noqa: BLE001 - never break hover over a price file
+        log.exception("price table failed")
+        return ()
+
+
+def report_price_problems(ls, problems: tuple[str, ...]) -> bool:
+    """Log ``problems`` and send them as one ``window/logMessage`` warning, unless this exact
+    set was already reported on ``ls`` (the server). Returns whether a message was sent."""
+    if not problems or getattr(ls, "_reported_price_problems", None) == problems:
+        return False
+    ls._reported_price_problems = problems
+    message = "unveil prices: " + "; ".join(problems)
+    log.warning("%s", message)
+    try:
+        ls.window_log_message(types.LogMessageParams(type=types.MessageType.Warning, message=message))
+    except Exception:  # noqa: BLE001 - a client that cannot take the message
+        log.info("window/logMessage failed", exc_info=True)
+    return True
+
+
 def cost_markdown(analysis: Analysis) -> str:
     """Markdown for the summary-line hover."""
     report = analysis.tokens
@@ -119,10 +164,20 @@ def cost_markdown(analysis: Analysis) -> str:
             table = ["| Model | per session | once invoked | per 1,000 sessions |", "|---|--:|--:|--:|"]
             for r in rows:
                 name = getattr(r.model, "display_name", None) or str(r.model)
-                table.append(
-                    f"| {name} | {fmt(r.usd_per_session)} | {fmt(r.usd_per_invoke)} | {fmt(r.usd_per_1000_sessions)} |"
-                )
+                approx = getattr(r, "approx_usd_per_session", None)
+                if approx is None:
+                    cells = (r.usd_per_session, r.usd_per_invoke, r.usd_per_1000_sessions)
+                else:
+                    invoke = getattr(r, "approx_usd_per_invoke", None)
+                    cells = (approx, r.usd_per_invoke if invoke is None else invoke, approx * 1000)
+                mark = "≈" if approx is not None else ""
+                shown = " | ".join((mark if x else "") + fmt(x) for x in cells)
+                table.append(f"| {name} | {shown} |")
             parts.append("\n".join(table))
+            note_fn = getattr(cost_mod(), "estimate_note", None)
+            note = note_fn(rows) if note_fn else None
+            if note:
+                parts.append(f"_{note}_")
     for note in getattr(report, "notes", ()) or ():
         parts.append(f"_{note}_")
     return "\n\n".join(parts)
@@ -157,4 +212,6 @@ def register(server) -> None:
             return None
         analysis, _ = got
         off = to_offset(analysis.doc, params.position, ls.encoding)
+        if params.position.line == summary_line(analysis):
+            report_price_problems(ls, price_problems(analysis))
         return hover(analysis, off, params.position.line, ls.encoding)

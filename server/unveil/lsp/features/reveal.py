@@ -13,12 +13,17 @@
        "tokens": None | {"session", "invoke", "total", "body", "basis", "notes": [str],
                          "sections": [{"line", "level", "title", "tokens"}]},
        "prices": [{"model", "modelId", "inputPerMTok", "usdPerSession", "usdPerInvoke",
-                   "usdPer1000Sessions", "approx": bool,
+                   "usdPer1000Sessions", "approx": bool, "tokenRatio": float | None,
+                   "o200kUsdPerSession", "o200kUsdPerInvoke", "o200kUsdPer1000Sessions",
                    "text": {"perSession", "perInvoke", "per1000Sessions"}}],
+       "pricesNote": None | str,
        "workspace": None | {"files", "session", "invoke", "truncated"}}
 
   Tokens are o200k tokens; USD from the bundled price table merged with the user's ``prices``
   (USD per million input tokens × tokens / 1e6; see :func:`unveil.core.cost.price_rows`).
+  For Claude models (``approx`` true) ``usdPer*`` and ``text`` are the estimate (o200k tokens ×
+  ``tokenRatio``, text prefixed "≈" unless zero) and ``o200kUsdPer*`` the exact o200k-based
+  figures; ``pricesNote`` is the footnote saying so (:func:`unveil.core.cost.estimate_note`).
   ``tokens`` is ``None`` while the tokenizer loads. ``workspace`` (only when asked for) sums the
   agent files under the workspace folders (files whose kind is not plain ``markdown``; open
   documents use their editor text), cached per file by modification time; at most
@@ -134,29 +139,36 @@ def _severity_counts(analysis: Analysis) -> dict[str, int]:
     return counts
 
 
-def _price_rows(analysis: Analysis) -> list[dict]:
+def _price_rows(analysis: Analysis) -> tuple[list[dict], str | None]:
+    """The ``prices`` entries of the file report and the ``pricesNote`` footnote."""
     try:
         from unveil.core import cost, prices
 
         rows = cost.price_rows(analysis.tokens, prices.shown_models(analysis.settings))
         fmt = cost.format_usd
+        note = cost.estimate_note(rows)
     except Exception:  # noqa: BLE001 - a broken price file must not break the report
         log.exception("price table failed")
-        return []
+        return [], None
     out = []
     for r in rows:
         approx = r.approx_usd_per_session is not None
         per_session = r.approx_usd_per_session if approx else r.usd_per_session
         per_invoke = r.approx_usd_per_invoke if approx else r.usd_per_invoke
-        prefix = "≈" if approx else ""
+
+        def text(x: float) -> str:
+            return ("≈" if approx and x else "") + fmt(x)  # "$0" is exact whatever the tokenizer
+
         out.append({
             "model": str(r.model), "modelId": r.model_id, "inputPerMTok": r.input_per_mtok,
             "usdPerSession": per_session, "usdPerInvoke": per_invoke, "usdPer1000Sessions": per_session * 1000,
-            "approx": approx,
-            "text": {"perSession": prefix + fmt(per_session), "perInvoke": prefix + fmt(per_invoke),
-                     "per1000Sessions": prefix + fmt(per_session * 1000)},
+            "approx": approx, "tokenRatio": r.token_ratio if approx else None,
+            "o200kUsdPerSession": r.usd_per_session, "o200kUsdPerInvoke": r.usd_per_invoke,
+            "o200kUsdPer1000Sessions": r.usd_per_1000_sessions,
+            "text": {"perSession": text(per_session), "perInvoke": text(per_invoke),
+                     "per1000Sessions": text(per_session * 1000)},
         })
-    return out
+    return out, note
 
 
 def file_report(analysis: Analysis, uri: str, version: int | None, workspace: dict | None = None) -> dict:
@@ -169,11 +181,12 @@ def file_report(analysis: Analysis, uri: str, version: int | None, workspace: di
             "basis": rep.basis, "notes": list(rep.notes),
             "sections": [{"line": s.line, "level": s.level, "title": s.title, "tokens": s.tokens} for s in rep.sections],
         }
+    prices, note = _price_rows(analysis) if rep is not None else ([], None)
     return {
         "uri": uri, "version": version, "kind": analysis.kind,
         "kindLabel": getattr(rep, "kind_label", None) or analysis.kind,
         "grade": analysis.grade, "findings": _severity_counts(analysis), "tokens": tokens,
-        "prices": _price_rows(analysis) if rep is not None else [], "workspace": workspace,
+        "prices": prices, "pricesNote": note, "workspace": workspace,
     }
 
 
