@@ -19,6 +19,7 @@ All offsets are code-point offsets into ``ctx.doc.text``. Every finding carries
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from typing import Iterable, Iterator
@@ -31,6 +32,8 @@ from unveil.core.unicode_data import CONFUSABLES, CONTROL_NAMES, RGI_TAG_FLAGS, 
 ERROR, WARNING, INFO, HINT = Severity.ERROR, Severity.WARNING, Severity.INFO, Severity.HINT
 PREVIEW = 200  # characters of decoded text quoted in a message
 MAX_FINDINGS = 2000  # per document; the rest is summarised in one finding
+MAX_FINDINGS_BINARY = 20  # per binary-looking document (besides the "looks binary" finding)
+BINARY_SAMPLE = 8192  # code points judged by :func:`looks_binary`
 _CONCEAL_END = re.compile(r"\x1b\[|\n|\r")
 _BUCKET_RULE = {
     "tag": "HID001", "zw": "HID002", "bidi": "HID003", "mark": "HID004", "vs": "HID005", "math": "HID006",
@@ -174,6 +177,23 @@ def _labels(s: str) -> str:
     return ", ".join(names[:3]) + f" and {len(names) - 3} more"
 
 
+def _counted_labels(chars: str) -> str:
+    """``"U+200B ZERO WIDTH SPACE"`` for one character, ``"4 × U+200B ZERO WIDTH SPACE"`` for
+    four of the same, ``"2 × U+200B ZERO WIDTH SPACE and 1 × U+2060 WORD JOINER"`` for a mix
+    (at most three names, then ``"and N more"``)."""
+    counts: dict[str, int] = {}
+    for c in chars:
+        counts[c] = counts.get(c, 0) + 1
+    if len(chars) == 1:
+        return cp_label(chars)
+    parts = [f"{n} × {cp_label(c)}" for c, n in counts.items()]
+    if len(parts) <= 2:
+        return " and ".join(parts)
+    if len(parts) == 3:
+        return f"{parts[0]}, {parts[1]} and {parts[2]}"
+    return ", ".join(parts[:3]) + f" and {len(parts) - 3} more"
+
+
 def _quote(s: str, limit: int = PREVIEW) -> str:
     shown = s if len(s) <= limit else s[:limit] + "…"
     return '"' + shown.replace("\n", "\\n").replace("\r", "\\r").replace('"', '\\"') + '"'
@@ -182,6 +202,37 @@ def _quote(s: str, limit: int = PREVIEW) -> str:
 def _remove_fix(start: int, end: int) -> tuple[Fix, ...]:
     n = end - start
     return (Fix(title=f"Remove {n} invisible character(s)", edits=(Edit(start, end, ""),), kind="remove-invisible"),)
+
+
+def _remove_spans_fix(spans: list[tuple[int, int]]) -> tuple[Fix, ...]:
+    """One fix deleting every ``[start, end)`` in ``spans`` (sorted, non-overlapping): one edit each."""
+    n = sum(e - s for s, e in spans)
+    edits = tuple(Edit(s, e, "") for s, e in spans)
+    return (Fix(title=f"Remove {n} invisible character(s)", edits=edits, kind="remove-invisible"),)
+
+
+def looks_binary(text: str) -> tuple[bool, int, int]:
+    """Whether ``text`` looks like binary data rather than text: ``(binary, nul, invalid)``.
+
+    ``nul`` is the number of U+0000 NUL and ``invalid`` the number of invalid UTF-8 bytes (code
+    points U+DC80–U+DCFF from ``surrogateescape`` decoding) in the whole text. The verdict is
+    taken on the first :data:`BINARY_SAMPLE` code points (≈ bytes for binary data, which decodes
+    mostly to ASCII and escaped bytes): binary when the sample holds 4 or more NULs, or when it
+    is at least 16 code points long and more than 30% of it are NUL, other C0 controls (not TAB,
+    LF, CR, FF or ESC), DEL, C1 controls or invalid bytes. One stray NUL or a few escape
+    sequences in real text do not make it binary (they are reported one by one)."""
+    nul = text.count("\x00")
+    invalid = len(_INVALID_BYTE.findall(text))
+    sample = text[:BINARY_SAMPLE]
+    if sample.count("\x00") >= 4:
+        return True, nul, invalid
+    if len(sample) >= 16 and len(_BINARYISH.findall(sample)) * 10 > len(sample) * 3:
+        return True, nul, invalid
+    return False, nul, invalid
+
+
+_INVALID_BYTE = re.compile("[\udc80-\udcff]")
+_BINARYISH = re.compile("[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f-\x9f\udc80-\udcff]")
 
 
 def _printable(s: str) -> bool:
@@ -273,6 +324,10 @@ class _Scan:
         self._bidi_cache: dict[int, tuple[set[int], dict[int, int]]] = {}
         self._instr_cache: dict[int, bool] = {}
         self.segments: list[tuple[int, int]] = [(0, len(self.text))]
+        self.pieces: list[tuple[int, int, str]] = []
+        self.absorbed: set[int] = set()  # starts of pieces already reported with an earlier one
+        self.cr_file = False  # lone CR is the file's only line ending (see run())
+        self._starts: list[int] = []
 
     # -- context -------------------------------------------------------------------------
     def ch(self, i: int) -> str:
@@ -344,7 +399,25 @@ class _Scan:
 
     # -- driver --------------------------------------------------------------------------
     def run(self) -> list[Finding]:
-        pieces = self.candidate_pieces()
+        """All findings of the document, in order of offset within each pass (candidate runs, then
+        look-alike letters). Per-document caps: :data:`MAX_FINDINGS` runs, or
+        :data:`MAX_FINDINGS_BINARY` after a leading "looks binary" HID010 finding when
+        :func:`looks_binary` says so; the runs past the cap are counted in one summary finding
+        (HID013 is then not run, and the summary says so)."""
+        pieces = self.pieces = self.candidate_pieces()
+        self._starts = [p[0] for p in pieces]
+        t = self.text
+        cap = MAX_FINDINGS
+        binary, nul, invalid = looks_binary(t)
+        if binary:
+            cap = MAX_FINDINGS_BINARY + 1
+            self.out.append(Finding(
+                "HID010", ERROR, 0, min(1, len(t)),
+                f"This file looks binary ({nul} NUL byte{'s' if nul != 1 else ''}, {invalid} invalid UTF-8 "
+                f"byte{'s' if invalid != 1 else ''}): it is not agent text",
+                data={"codepoints": _codepoints(t[:1]), "binary": True, "nul": nul, "invalid": invalid}))
+        # lone CR as the file's only line ending (old Mac): one finding per file, not per line
+        self.cr_file = "\n" not in t and t.count("\r") >= 2
         handlers = {
             "tag": self.tags, "zw": self.zero_width, "bidi": self.bidi, "mark": self.bidi_mark,
             "vs": self.variation, "math": self.math_op, "cc": self.control, "ls": self.line_sep,
@@ -352,25 +425,39 @@ class _Scan:
             "pua": self.pua, "cn": self.unassigned, "surrogate": self.surrogate,
         }
         skip_to = -1
+        capped = False
         for s, e, b in pieces:
-            if s < skip_to:  # absorbed by an escape sequence
+            if s < skip_to or s in self.absorbed:  # part of an escape sequence or of a split word
                 continue
-            if len(self.out) >= MAX_FINDINGS:
+            if len(self.out) >= cap:
                 rule = _BUCKET_RULE.get(b, "HID007")
-                rest = sum(1 for p in pieces if p[0] >= s)
+                rest = sum(1 for p in pieces if p[0] >= s and p[0] not in self.absorbed)
+                listed = cap - 1 if binary else cap
+                where = " in a binary-looking file" if binary else ""
                 self.out.append(Finding(
                     rule, WARNING, s, e,
-                    f"More than {MAX_FINDINGS} hidden-character findings: {rest} more runs of suspicious "
-                    "characters from here on are not listed one by one",
+                    f"More than {listed} hidden-character findings{where}: {rest} more runs of suspicious "
+                    "characters from here on are not listed one by one, and look-alike letters (HID013) "
+                    "were not checked",
                     data={"codepoints": _codepoints(self.text[s:e]), "unlisted": rest}))
+                capped = True
                 break
             h = handlers.get(b, self.other_di)
             r = h(s, e, b)
             if isinstance(r, int):
                 skip_to = r
-        if not self.text.isascii():
+        if not capped and not self.text.isascii():
             self.confusables()
         return self.out
+
+    def _following(self, s: int, until: int, bucket: str) -> Iterator[tuple[int, int]]:
+        """Pieces of ``bucket`` that start after ``s`` and before ``until``, in order."""
+        k = bisect.bisect_right(self._starts, s)
+        while k < len(self.pieces) and self.pieces[k][0] < until:
+            ps, pe, pb = self.pieces[k]
+            if pb == bucket:
+                yield ps, pe
+            k += 1
 
     def candidate_pieces(self) -> list[tuple[int, int, str]]:
         """Maximal runs of candidate code points, split where the bucket changes, in order."""
@@ -458,12 +545,16 @@ class _Scan:
             return
         if distinct == {"\u180e"} and (_is("mongolian", prev) or _is("mongolian", nxt)):
             return
-        # a split ASCII word
-        if prev in _WORDISH and nxt in _WORDISH and (ascii_alnum(prev) or ascii_alnum(nxt)):
+        # a split ASCII word: one finding for all the zero-width characters inside the word
+        if self._zw_splits_word(s, e):
             ws, we, word = self.rejoin_word(s, e)
-            sev = ERROR if self.line_is_instruction(s) else WARNING
-            msg = f"{_quote(word)} is split by {_labels(run)}: invisible, but it defeats search and keyword review"
-            self.emit("HID002", sev, s, e, msg, hidden=word, data={"word": word})
+            spans = [(s, e)]
+            for ps, pe in self._following(e - 1, we, "zw"):
+                if not self._zw_splits_word(ps, pe):
+                    break
+                spans.append((ps, pe))
+                self.absorbed.add(ps)
+            self._split_word("HID002", ERROR if self.line_is_instruction(s) else WARNING, spans, word)
             return
         if run == "\ufeff":
             msg = "U+FEFF ZERO WIDTH NO-BREAK SPACE (byte order mark) in the middle of the text"
@@ -473,6 +564,26 @@ class _Scan:
         sev = WARNING if near_ascii else INFO
         where = "next to ASCII text" if near_ascii else "outside an emoji or script context that uses it"
         self.emit("HID002", sev, s, e, f"Invisible {_labels(run)} {where}")
+
+    def _zw_splits_word(self, s: int, e: int) -> bool:
+        """Whether the zero-width run ``[s, e)`` is short (not a data run) and sits inside an ASCII
+        word (both neighbours word characters, one of them an ASCII letter or digit)."""
+        run = self.text[s:e]
+        if len(run) >= 8 or (len(run) >= 4 and len(set(run)) >= 2):
+            return False
+        prev, nxt = self.ch(s - 1), self.ch(e)
+        alnum = lambda c: bool(c) and c.isascii() and c.isalnum()  # noqa: E731
+        return prev in _WORDISH and nxt in _WORDISH and (alnum(prev) or alnum(nxt))
+
+    def _split_word(self, rule: str, sev: Severity, spans: list[tuple[int, int]], word: str) -> None:
+        """One finding for invisible characters at ``spans`` splitting ``word``: range from the
+        first to the last invisible character (the letters between are inside the range), one
+        fix with one deletion per span; ``data["codepoints"]`` lists the invisible ones only."""
+        chars = "".join(self.text[a:b] for a, b in spans)
+        msg = (f"{_quote(word)} is split by {_counted_labels(chars)}: invisible, but it defeats search and "
+               "keyword review")
+        self.emit(rule, sev, spans[0][0], spans[-1][1], msg, hidden=word, fixes=_remove_spans_fix(spans),
+                  data={"word": word, "codepoints": _codepoints(chars), "count": len(chars)})
 
     def _emoji_zwj(self, s: int, e: int) -> bool:
         """ZWJ between pictographs: ExtPict [VS16 | skin-tone modifier | keycap] ZWJ ExtPict."""
@@ -622,16 +733,20 @@ class _Scan:
                 ws, we, word = self.rejoin_word(s, e)
                 if not (prev.isascii() and nxt.isascii()):
                     return  # hyphenation hint in a non-ASCII word
-                instr = self.line_is_instruction(s)
-                if instr:
+                spans = [(s, e)]
+                for ps, pe in self._following(s, we, "shy"):
+                    p2, n2 = self.ch(ps - 1), self.ch(pe)
+                    if pe - ps != 1 or not (p2.isalpha() and n2.isalpha() and p2.isascii() and n2.isascii()):
+                        break
+                    spans.append((ps, pe))
+                self.absorbed.update(a for a, _ in spans[1:])
+                if self.line_is_instruction(s):
                     sev = ERROR
-                elif prev.islower() and nxt.islower() and len(word) >= 12:
-                    return  # hyphenation point in a long word (German compounds, converted HTML)
+                elif len(word) >= 12 and all(self.ch(a - 1).islower() and self.ch(a + 1).islower() for a, _ in spans):
+                    return  # hyphenation points in a long word (German compounds, converted HTML)
                 else:
                     sev = WARNING
-                msg = (f"{_quote(word)} is split by U+00AD SOFT HYPHEN: invisible, but it defeats search and "
-                       "keyword review")
-                self.emit("HID007", sev, s, e, msg, hidden=word, data={"word": word})
+                self._split_word("HID007", sev, spans, word)
                 return
             self.emit("HID007", WARNING, s, e, f"Invisible {label} outside a word")
             return
@@ -727,9 +842,23 @@ class _Scan:
         r"|\x9b[0-?]*[ -/]*[@-~]"             # C1 CSI
     )
 
+    # two-character escapes (ESC + final byte) with a known effect; sources: ECMA-48 §5.3, DEC VT100
+    _ESC_FINAL = {
+        "7": "saves the cursor position",
+        "8": "restores a saved cursor position: overwrites text in terminals",
+        "M": "moves the cursor up (reverse index): overwrites earlier lines in terminals",
+        "D": "moves the cursor down (index)",
+        "E": "moves the cursor to the next line",
+        "c": "resets the terminal",
+        "=": "changes the keypad mode",
+        ">": "changes the keypad mode",
+    }
+
     @staticmethod
     def describe_escape(seq: str) -> str:
-        """Human description of an ANSI/VT escape sequence (``seq`` starts with ESC or C1 CSI)."""
+        """What an ANSI/VT escape sequence does, as a verb phrase that follows the sequence in a
+        message (``"conceals text in terminals"``); ``seq`` starts with ESC or C1 CSI. Unknown
+        sequences get ``"is a control command to the terminal, not text"``."""
         body = seq[2:] if seq.startswith("\x1b[") else seq[1:] if seq.startswith("\x9b") else None
         if body is not None:
             final, params = body[-1:], body[:-1]
@@ -751,23 +880,27 @@ class _Scan:
             return "controls the terminal"
         if seq.startswith("\x1b]"):
             if seq[2:4] == "8;":
-                return "a terminal hyperlink (OSC 8): shows one text, links elsewhere"
+                return "makes a terminal hyperlink (OSC 8): shows one text, links elsewhere"
             if seq[2:5] == "52;":
                 return "writes to the clipboard (OSC 52)"
             if seq[2:4] in ("0;", "1;", "2;"):
                 return "sets the terminal title"
-            return "an operating-system command to the terminal"
-        if seq == "\x1bc":
-            return "resets the terminal"
-        return "a terminal escape sequence"
+            return "sends an operating-system command to the terminal"
+        if len(seq) == 2 and seq[1] in _Scan._ESC_FINAL:
+            return _Scan._ESC_FINAL[seq[1]]
+        if len(seq) >= 3 and seq[1] in "()*+-./":
+            return "switches the terminal character set: later text can show as other symbols"
+        return "is a control command to the terminal, not text"
 
     @staticmethod
     def show_controls(s: str) -> str:
+        """Controls made visible: ``ESC``, ``BEL``, ``\\xNN``; ``"\\x1bR"`` → ``"ESC R"`` (a space
+        after ESC when a letter or digit follows, so the name does not run into it)."""
         out = []
-        for c in s:
+        for i, c in enumerate(s):
             cp = ord(c)
             if cp == 0x1B:
-                out.append("ESC")
+                out.append("ESC " if s[i + 1 : i + 2].isalnum() else "ESC")
             elif cp == 0x07:
                 out.append("BEL")
             elif cp < 0x20 or 0x7F <= cp < 0xA0:
@@ -779,6 +912,17 @@ class _Scan:
     def control(self, s: int, e: int, _b: str) -> int | None:
         t = self.text
         run = t[s:e]
+        if run == "\r" and self.cr_file:
+            if s != t.index("\r"):
+                return None  # reported once, with the first CR
+            n = t.count("\r")
+            lines = n + (0 if t.endswith("\r") else 1)
+            fix = Fix("Convert line endings to LF", tuple(Edit(m.start(), m.end(), "\n") for m in re.finditer("\r", t)),
+                      kind="line-endings")
+            self.emit("HID011", WARNING, s, e,
+                      f"This file uses lone CR line endings ({lines} lines): terminals show it as one overwritten line",
+                      fixes=(fix,), data={"count": n, "lines": lines})
+            return None
         if run == "\r":
             self.emit("HID011", WARNING, s, e,
                       "Lone carriage return (CR without LF): editors show a line break, but terminals return to the "
@@ -797,7 +941,12 @@ class _Scan:
                 desc = self.describe_escape(seq)
                 shown = self.show_controls(seq)
                 hidden = None
-                msg = f"Terminal escape sequence {shown} {desc}"
+                prefix = t[s : e - 1]
+                if prefix:
+                    msg = (f"Control character{'s' if len(prefix) > 1 else ''} {self.show_controls(prefix)} before "
+                           f"terminal escape sequence {shown}, which {desc}")
+                else:
+                    msg = f"Terminal escape sequence {shown} {desc}"
                 if "conceals" in desc:
                     stop = _CONCEAL_END.search(t, new_e, new_e + 4 * PREVIEW)
                     hidden = t[new_e : stop.start() if stop else min(len(t), new_e + 4 * PREVIEW)]
@@ -805,9 +954,6 @@ class _Scan:
                         msg += f": {_quote(hidden)}"
                 elif seq.startswith("\x1b]8;"):
                     hidden = seq
-                prefix = t[s : e - 1]
-                if prefix:
-                    msg = f"Control characters {self.show_controls(prefix)} and t" + msg[1:]
                 ctrl = [cp_id(c) for c in dict.fromkeys(t[s:new_e]) if ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0]
                 self.emit("HID011", ERROR, s, new_e, msg, hidden=hidden or None,
                           data={"sequence": shown, "codepoints": ctrl})
@@ -830,11 +976,14 @@ class _Scan:
     # -- HID012 line separators -----------------------------------------------------------------
     def line_sep(self, s: int, e: int, _b: str) -> None:
         run = self.text[s:e]
-        sev = ERROR if (self.in_fm(s) or self.in_code(s)) else WARNING
-        where = " inside the frontmatter: YAML 1.1 parsers see an extra line here" if self.in_fm(s) else \
-            " inside code" if self.in_code(s) else ""
-        msg = (f"{_labels(run)}: a line break for YAML 1.1 and Python's splitlines(), an ordinary character for "
-               f"editors, LSP and CommonMark{where}")
+        in_fm, in_code = self.in_fm(s), self.in_code(s)
+        sev = ERROR if (in_fm or in_code) else WARNING
+        if in_fm:
+            msg = (f"{_labels(run)} inside the frontmatter: a line break for YAML 1.1 parsers (PyYAML) and "
+                   "Python's splitlines(), an ordinary character for YAML 1.2, editors and LSP")
+        else:
+            msg = (f"{_labels(run)}{' inside code' if in_code else ''}: a line break for Python's splitlines(), "
+                   "an ordinary character for editors, LSP and CommonMark")
         self.emit("HID012", sev, s, e, msg)
 
     # -- HID013 confusables -----------------------------------------------------------------------
