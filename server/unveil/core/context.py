@@ -282,6 +282,7 @@ _UNIT_BREAK = regex.compile(
     r"(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no))[.!?][\"')\]*_]*(?=\s)"
     r"|\n[ \t]*\n"
     r"|\n(?=[ \t]*(?:[-*+][ \t]|\d{1,3}[.)][ \t]|\#|>|\||```|~~~|<!--|-->))"
+    r"|(?<=\",|[{\[]|[}\]],?)[ \t]*\n"  # structured data (JSON, YAML flow): one value per line
     r"|<!--|-->",
     regex.I,
 )
