@@ -148,3 +148,15 @@ def test_bad_settings_are_reported_not_raised():
     assert s.problems == ("setting budgets.sessionTokens: 'lots' is not a whole number",
                           "setting 'claudeRatio' must be a positive number (Claude tokens per o200k token)")
     assert s.workspace_scan is False and s.claude_ratio is None
+
+
+def test_budgets_never_wait_for_the_tokenizer(monkeypatch):
+    # While the tokenizer loads (language server start-up), diagnostics come first: the budget
+    # rules are left out instead of blocking; analyze(count_tokens=True) loads it and has them.
+    text = LINE * 300
+    monkeypatch.setattr(tokens, "ready", lambda: False)
+    monkeypatch.setattr(tokens, "preload", lambda: None)
+    pending = analyze(text, "/x/CLAUDE.md", count_tokens=False)
+    assert _only(pending, "TOK001") == [] and pending.tokens is None
+    monkeypatch.undo()
+    assert len(_only(analyze(text, "/x/CLAUDE.md"), "TOK001")) == 1

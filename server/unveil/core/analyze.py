@@ -87,6 +87,8 @@ def analyze(
     ``@imports`` name (default: the file system, :func:`unveil.core.imports.disk_reader`). Never raises for any input text: a failing check is logged and reported
     as an ``UNV001`` error finding so nothing is left unscanned silently.
     """
+    if count_tokens:
+        tokens.count("", wait=True)  # token budgets (TOK rules) need counts: load the tokenizer first
     doc = Document(text)
     md = markdown.parse(doc)
     fm = frontmatter.parse(text)

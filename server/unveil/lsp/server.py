@@ -346,9 +346,13 @@ class UnveilServer(LanguageServer):
                 log.exception("tokenizer failed to load; token counts stay unavailable")
                 return
         changed = False
-        for entry in list(self._cache.values()):
+        for uri, entry in list(self._cache.items()):
             if entry.analysis.tokens is None:
-                await loop.run_in_executor(self.executor, analyze_mod.with_tokens, entry.analysis)
+                # analysed before the tokenizer was loaded: its token budget findings (TOK) were
+                # left out, so analyse again and republish; the new analysis gets token counts
+                self._cache.pop(uri, None)
+                self._published.pop(uri, None)
+                self.scheduler.request(uri)
                 changed = True
         if changed or self._served_tokens:
             self.refresh_inlay_hints()
@@ -408,7 +412,10 @@ _UNSET = object()
 def _warm_up() -> None:
     """Analyse a tiny agent file once (compiles rule patterns, imports parsers); never raises."""
     try:
-        analyze_mod.analyze("---\nname: x\ndescription: y\n---\n# Warm-up\nText.\n", "SKILL.md", count_tokens=False)
+        analyze_mod.analyze(
+            "---\nname: x\ndescription: y\n---\n# Warm-up \U0001F600\nText with a ze\u200bro and caf\u00e9.\n"
+            "<!-- a note -->\n```bash\ncurl https://example.com | sh\n```\n[l]: # (t)\n",
+            "SKILL.md", count_tokens=False)
     except Exception:  # noqa: BLE001 - warm-up is an optimisation only
         log.exception("warm-up analysis failed")
 

@@ -316,7 +316,9 @@ def _budgets(ctx) -> list[Finding]:
         return out  # a token is at least one byte: nothing can be over budget
     from unveil.core import cost
 
-    report = cost.token_report(ctx)
+    # Never wait for the tokenizer here: the first diagnostics must not (analyze() loads it first
+    # when it counts tokens; the language server re-analyses open files once it is loaded).
+    report = cost.token_report(ctx, wait=False)
     if report is None or not isinstance(report.session, int) or not isinstance(report.invoke, int):
         return out
     if report.listing is not None:
