@@ -223,8 +223,8 @@ def regions(text: str, markdown=None, view: ModelView | None = None) -> Regions:
         if m:
             fm = (0, m.end())
     code = _spans(getattr(markdown, "code", None) or ())
-    if not code and ("`" in text or "~~~" in text or "\n    " in text or "\n\t" in text):
-        code = _own_code_spans(text)
+    if markdown is None and ("`" in text or "~~~" in text or "\n    " in text or "\n\t" in text):
+        code = _own_code_spans(text)  # no markdown layer given (direct calls): parse here
     code.sort()
 
     def in_code(o: int) -> bool:
