@@ -61,6 +61,10 @@ class LatestWinsScheduler:
         if task is not None and not task.done():
             task.cancel()
 
+    def any_busy(self) -> bool:
+        """Whether a run for any URI is scheduled or in progress (background work yields to it)."""
+        return any(not t.done() for t in self._tasks.values())
+
     def busy(self, uri: str) -> bool:
         """Whether a run for ``uri`` is scheduled or in progress."""
         task = self._tasks.get(uri)

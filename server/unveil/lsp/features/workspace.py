@@ -24,6 +24,7 @@ import asyncio
 import logging
 import os
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,10 @@ from unveil.core import workspace as ws_core
 log = logging.getLogger(__name__)
 
 SUMMARY_METHOD = "unveil/workspaceSummary"
+SCAN_START_DELAY_S = 0.5
+"""Seconds between ``initialized`` and the start of the workspace scan."""
+OPEN_FIRST_POLL_S = 0.05
+"""While an open document waits for analysis, the scan checks again after this many seconds."""
 
 WATCH_GLOBS = ("**/*.md", "**/*.mdc", "**/*.markdown", "**/.cursorrules", "**/.windsurfrules", "**/.clinerules",
                "**/.clinerules/**", "**/.roorules*", "**/.roo/**", "**/.clinerules-*")
@@ -59,6 +64,9 @@ class WorkspaceIndex:
         self.scanning = False
         self._task: asyncio.Task | None = None
         self._roots: list[Path] = []
+        # Files on disk are analysed in their own thread, one at a time, and only while no open
+        # document waits for analysis: what the user is editing always comes first.
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="unveil-workspace")
 
     # -- roots ----------------------------------------------------------------------------
     def roots(self) -> list[Path]:
@@ -121,7 +129,9 @@ class WorkspaceIndex:
         if uri is None or self.server.open_document(uri) is not None:
             return
         loop = asyncio.get_running_loop()
-        got = await loop.run_in_executor(self.server.executor, self._analyse_disk, path,
+        while self.server.scheduler.any_busy():
+            await asyncio.sleep(OPEN_FIRST_POLL_S)
+        got = await loop.run_in_executor(self.executor, self._analyse_disk, path,
                                          self.server.settings_for(str(path)),
                                          self.server.encoding, self.server.open_texts())
         if self.server.open_document(uri) is not None:
@@ -199,7 +209,13 @@ class WorkspaceIndex:
         loop = asyncio.get_running_loop()
         loop.create_task(self._register_watchers())
         if self.server.settings.workspace_scan:
-            self._task = loop.create_task(self.scan())
+            self._task = loop.create_task(self._scan_later())
+
+    async def _scan_later(self) -> None:
+        """Start the scan a moment after ``initialized``: editors open the current file right
+        away, and its diagnostics should not wait behind the first files on disk."""
+        await asyncio.sleep(SCAN_START_DELAY_S)
+        await self.scan()
 
     def on_analysed(self, uri: str, analysis) -> None:
         self.record_imports(uri, analysis)
