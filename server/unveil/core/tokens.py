@@ -162,5 +162,28 @@ def count(text: str, wait: bool = True) -> int | None:
         if not wait:
             preload()
             return None
+    got = _memo.get(text)
+    if got is not None:
+        return got
     enc = encoding()
-    return len(enc.encode_ordinary(_clean(text)))
+    n = len(enc.encode_ordinary(_clean(text)))
+    _remember(text, n)
+    return n
+
+
+# Counts of recently counted texts: one analysis counts the same sections twice (the TOK budget
+# check and the token report), and an editor re-analyses mostly unchanged sections on each edit.
+_memo: dict[str, int] = {}
+_MEMO_CHARS = 4_000_000
+"""Most code points of text kept in the memo; when full it is emptied."""
+_memo_chars = 0
+
+
+def _remember(text: str, n: int) -> None:
+    global _memo_chars
+    if _memo_chars + len(text) > _MEMO_CHARS:
+        _memo.clear()
+        _memo_chars = 0
+    if len(text) <= _MEMO_CHARS:
+        _memo[text] = n
+        _memo_chars += len(text)

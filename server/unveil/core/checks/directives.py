@@ -134,6 +134,8 @@ class PatternRule:
     prefilters: list = field(default_factory=list)
     """Per pattern (same order as ``patterns``): the literals a match needs (see
     :func:`required_literals`); empty = always run the pattern."""
+    widths: list = field(default_factory=list)
+    """Per pattern: its :func:`match_width` (``None``: unbounded, run on the whole text)."""
     single_line: list = field(default_factory=list)
     """Per pattern: ``True`` when no match (lookarounds included) can cross a line break (see
     :func:`single_line`), so the pattern may run on candidate lines only."""
@@ -217,6 +219,7 @@ def compile_rule(rule: Rule) -> PatternRule:
         combo=combo,
         prefilters=[required_literals(p.pattern, p.flags) for p in compiled],
         single_line=[single_line(p.pattern, p.flags) for p in compiled],
+        widths=[match_width(p.pattern, p.flags) for p in compiled],
     )
 
 
@@ -234,6 +237,12 @@ except ImportError:  # Python 3.10
 _NO_PREFILTER = regex.compile(r"\{[^}]*[<>=]|\[\[:|\(\?\||\(\?[a-zA-Z]*[Vfr]|\\[pPXmMGKNhL]")
 _REPEATS = tuple(getattr(_sre_c, n) for n in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") if hasattr(_sre_c, n))
 _ATOMIC = getattr(_sre_c, "ATOMIC_GROUP", None)
+
+
+@lru_cache(maxsize=1024)
+def _parse(pattern: str, flags: int):
+    """The stdlib parse of ``pattern`` (shared by the analyses below; raises on error)."""
+    return _sre_parse.parse(pattern, (re.VERBOSE if flags & regex.VERBOSE else 0) | re.IGNORECASE | re.MULTILINE)
 
 
 def _best_clause(clauses: list[frozenset[str]]) -> frozenset[str]:
@@ -296,7 +305,7 @@ def required_literals(pattern: str, flags: int = 0) -> tuple[frozenset[str], ...
     try:
         if _NO_PREFILTER.search(pattern):
             return ()
-        parsed = _sre_parse.parse(pattern, (re.VERBOSE if flags & regex.VERBOSE else 0) | re.IGNORECASE | re.MULTILINE)
+        parsed = _parse(pattern, flags)
         clauses = set(_clauses(list(parsed)))
     except Exception:  # noqa: BLE001 - any doubt: no prefilter
         return ()
@@ -386,10 +395,234 @@ def single_line(pattern: str, flags: int = 0) -> bool:
     try:
         if _NO_PREFILTER.search(pattern) or "(?-" in pattern or "(?^" in pattern or flags & regex.DOTALL:
             return False
-        parsed = _sre_parse.parse(pattern, (re.VERBOSE if flags & regex.VERBOSE else 0) | re.IGNORECASE | re.MULTILINE)
+        parsed = _parse(pattern, flags)
         return _no_newline(list(parsed), bool(parsed.state.flags & re.DOTALL))
     except Exception:  # noqa: BLE001 - any doubt: whole text
         return False
+
+
+# Bounded match width: a pattern whose matches are at most W code points long and contain a
+# required literal can only match near an occurrence of that literal, so it may run on windows
+# around those occurrences instead of the whole text. An unbounded repeat of one character class
+# is bounded per document by the longest run of characters of that class (a class within `\s`
+# by the longest whitespace run, one without whitespace by the longest run of `\S`, one without
+# a line feed by the longest line; others by their own longest run). A width is a dict
+# {class source: coefficient} with "" for the constant: sum(coef * longest run) code points.
+# ``None`` = unbounded.
+_MAXREPEAT = _sre_c.MAXREPEAT
+_SPACE_CATS = {"CATEGORY_SPACE", "CATEGORY_UNI_SPACE"}
+_CAT_SRC = {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D", "CATEGORY_SPACE": r"\s",
+            "CATEGORY_NOT_SPACE": r"\S", "CATEGORY_WORD": r"\w", "CATEGORY_NOT_WORD": r"\W"}
+_CAT_SRC.update({k.replace("CATEGORY_", "CATEGORY_UNI_"): v for k, v in list(_CAT_SRC.items())})
+_NO_WS_CATS = {"CATEGORY_DIGIT", "CATEGORY_NOT_SPACE", "CATEGORY_WORD",
+               "CATEGORY_UNI_DIGIT", "CATEGORY_UNI_NOT_SPACE", "CATEGORY_UNI_WORD"}
+_WS = regex.compile(r"\s", _FLAGS)
+_WS_RUN = regex.compile(r"\s+", _FLAGS)
+_WS_CHARS = frozenset(ord(c) for c in _WS.findall("".join(map(chr, range(0x3100)))))
+"""Every code point `regex` ``\\s`` matches (all White_Space characters are below U+3100)."""
+_LINE = r"[^\n]"
+
+
+def _w_add(a, b):
+    if a is None or b is None:
+        return None
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = out.get(k, 0) + v
+    return out
+
+
+def _w_max(a, b):
+    if a is None or b is None:
+        return None
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = max(out.get(k, 0), v)
+    return out
+
+
+def _char_item(op, av, dotall: bool) -> tuple[str, bool, bool, bool] | None:
+    """For the one-character item ``(op, av)``: ``(regex source, only whitespace, no
+    whitespace, no line feed)``, or ``None`` when unknown."""
+    if op is _sre_c.LITERAL:
+        return "\\U%08x" % av, av in _WS_CHARS, av not in _WS_CHARS, av != _NL
+    if op is _sre_c.NOT_LITERAL:
+        return "[^\\U%08x]" % av, False, False, av == _NL
+    if op is _sre_c.ANY:
+        return (None if dotall else (".", False, False, True))
+    if op is not _sre_c.IN:
+        return None
+    parts = []
+    negate = False
+    for o, a in av:
+        if o is _sre_c.NEGATE and not parts:
+            negate = True
+            parts.append("^")
+        elif o is _sre_c.LITERAL:
+            parts.append("\\U%08x" % a)
+        elif o is _sre_c.RANGE:
+            parts.append("\\U%08x-\\U%08x" % a)
+        elif o is _sre_c.CATEGORY and _name(a) in _CAT_SRC:
+            parts.append(_CAT_SRC[_name(a)])
+        else:
+            return None
+    items = [(o, a) for o, a in av if o is not _sre_c.NEGATE]
+    ws_only = not negate and all((o is _sre_c.LITERAL and a in _WS_CHARS)
+                                 or (o is _sre_c.CATEGORY and _name(a) in _SPACE_CATS) for o, a in items)
+    if negate:
+        no_ws = any(o is _sre_c.CATEGORY and _name(a) in _SPACE_CATS for o, a in items)
+    else:
+        no_ws = all((o is _sre_c.LITERAL and a not in _WS_CHARS)
+                    or (o is _sre_c.RANGE and not any(a[0] <= c <= a[1] for c in _WS_CHARS))
+                    or (o is _sre_c.CATEGORY and _name(a) in _NO_WS_CATS) for o, a in items)
+    return "[" + "".join(parts) + "]", ws_only, no_ws, not _class_has_newline(av)
+
+
+def _alphabet(items, dotall: bool, out: list) -> bool:
+    """Append to ``out`` the :func:`_char_item` of every character the parsed ``items`` can
+    consume (lookarounds consume nothing); ``False`` when unknown."""
+    for op, av in items:
+        if op is _sre_c.AT or op in (_sre_c.ASSERT, _sre_c.ASSERT_NOT):
+            continue
+        if op is _sre_c.SUBPATTERN:
+            add, rem = av[1], av[2]
+            if not _alphabet(av[-1], (dotall or bool(add & re.DOTALL)) and not (rem & re.DOTALL), out):
+                return False
+        elif _ATOMIC is not None and op is _ATOMIC:
+            if not _alphabet(av, dotall, out):
+                return False
+        elif op in _REPEATS:
+            if not _alphabet(av[2], dotall, out):
+                return False
+        elif op is _sre_c.BRANCH:
+            if not all(_alphabet(b, dotall, out) for b in av[1]):
+                return False
+        else:
+            info = _char_item(op, av, dotall)
+            if info is None:
+                return False
+            out.append((*info, (op, av)))
+    return True
+
+
+def _run_key(items, dotall: bool) -> str | None:
+    """Class whose longest run bounds an unbounded repeat of the parsed ``items``: ``\\s``
+    when they consume only whitespace, ``\\S`` when no whitespace, ``[^\\n]`` when no line
+    feed, else the union of the characters they consume (``None`` when unknown)."""
+    chars: list = []
+    if not _alphabet(items, dotall, chars) or not chars:
+        return None
+    if all(c[1] for c in chars):
+        return r"\s"
+    if all(c[2] for c in chars):
+        return r"\S"
+    if all(c[3] for c in chars):
+        return _LINE
+    # A longest-run scan of an arbitrary class costs about as much as running the pattern, so
+    # only two more shared classes: word characters and whitespace, and non-word characters.
+    if all(_in_class(*c[4], _WORD_OR_WS) for c in chars):
+        return r"[\s\w]"
+    if all(_in_class(*c[4], _NON_WORD) for c in chars):
+        return r"\W"
+    return None
+
+
+_WORD_OR_WS = regex.compile(r"[\s\w]", _FLAGS)
+_NON_WORD = regex.compile(r"\W", _FLAGS)
+_WORDS = {"CATEGORY_WORD", "CATEGORY_UNI_WORD", "CATEGORY_DIGIT", "CATEGORY_UNI_DIGIT"}
+
+
+def _in_class(op, av, cls) -> bool:
+    """Whether every character the one-character item ``(op, av)`` matches (case variants
+    included: only letters have them, and they are letters too) is matched by ``cls``
+    (``_WORD_OR_WS``: ``[\\s\\w]``; ``_NON_WORD``: ``\\W``)."""
+    word = cls is _WORD_OR_WS
+
+    def char_ok(c: int) -> bool:
+        m = _WORD_OR_WS.match(chr(c)) is not None if word else (_WS.match(chr(c)) is not None
+                                                                 or regex.match(r"\w", chr(c)) is None)
+        return m
+
+    if op is _sre_c.LITERAL:
+        return char_ok(av)
+    if op is not _sre_c.IN:
+        return False
+    if any(o is _sre_c.NEGATE for o, _ in av):
+        return not word and any(o is _sre_c.CATEGORY and _name(a) in ("CATEGORY_WORD", "CATEGORY_UNI_WORD")
+                                for o, a in av)
+    for o, a in av:
+        if o is _sre_c.LITERAL:
+            if not char_ok(a):
+                return False
+        elif o is _sre_c.RANGE:
+            if a[1] - a[0] > 4096 or not all(char_ok(c) for c in range(a[0], a[1] + 1)):
+                return False
+        elif o is _sre_c.CATEGORY:
+            if not (_name(a) in (_WORDS | _SPACE_CATS) if word
+                    else _name(a) in _SPACE_CATS | {"CATEGORY_NOT_WORD", "CATEGORY_UNI_NOT_WORD"}):
+                return False
+        else:
+            return False
+    return True
+
+
+def _width(items, dotall: bool, ahead: bool):
+    """Most code points a match of the parsed ``items`` consumes (``ahead``: or reads, counting
+    lookahead contents as consumed), as a width dict, or ``None``."""
+    total: dict | None = {}
+    for op, av in items:
+        if op in (_sre_c.LITERAL, _sre_c.NOT_LITERAL, _sre_c.ANY, _sre_c.IN):
+            w = {"": 1}
+        elif op is _sre_c.AT:
+            w = {}
+        elif op is _sre_c.SUBPATTERN:
+            add, rem = av[1], av[2]
+            w = _width(av[-1], (dotall or bool(add & re.DOTALL)) and not (rem & re.DOTALL), ahead)
+        elif _ATOMIC is not None and op is _ATOMIC:
+            w = _width(av, dotall, ahead)
+        elif op in _REPEATS:
+            lo, hi, sub = av
+            if hi >= _MAXREPEAT:
+                key = _run_key(sub, dotall)
+                w = None if key is None else {key: 1, "": 1 if ahead else 0}
+            else:
+                one = _width(sub, dotall, ahead)
+                w = None if one is None else {k: v * hi for k, v in one.items()}
+        elif op is _sre_c.BRANCH:
+            w = {}
+            for b in av[1]:
+                w = _w_max(w, _width(b, dotall, ahead))
+        elif op in (_sre_c.ASSERT, _sre_c.ASSERT_NOT):
+            w = _width(av[1], dotall, ahead) if (ahead and av[0] == 1) else {}
+        else:  # back-references, conditionals, anything unknown
+            return None
+        total = _w_add(total, w)
+        if total is None:
+            return None
+    return total
+
+
+@lru_cache(maxsize=4096)
+def match_width(pattern: str, flags: int = 0):
+    """``(width, reach)`` of ``pattern``: the most code points a match consumes and the most
+    it reads from its start (lookaheads included), each a tuple of ``(class source,
+    coefficient)`` pairs meaning sum(coefficient * longest run of that class in the document)
+    (class ``""``: 1); ``None`` when unbounded or unsure. Never raises."""
+    try:
+        if _NO_PREFILTER.search(pattern) or "(?-" in pattern or "(?^" in pattern or flags & regex.DOTALL:
+            return None
+        parsed = _parse(pattern, flags)
+        dotall = bool(parsed.state.flags & re.DOTALL)
+        items = list(parsed)
+        w, r = _width(items, dotall, False), _width(items, dotall, True)
+        if w is None or r is None:
+            return None
+        for k in [*w, *r]:
+            if k:
+                regex.compile(k, _FLAGS)
+    except Exception:  # noqa: BLE001 - any doubt: whole text
+        return None
+    return tuple(sorted(w.items())), tuple(sorted(r.items()))
 
 
 class _Lines:
@@ -398,7 +631,12 @@ class _Lines:
 
     def __init__(self, view_text: str, folded: str):
         self.ok = len(folded) == len(view_text)
+        self.view_text = view_text
         self.folded = folded
+        self.runs: dict[str, int] = {}
+        self.present: dict[str, bool] = {}  # literal -> occurs (shared with _may_match)
+        self.words: str | None = None  # the _word_index of folded, when built
+        self.occurrences_of: dict[str, tuple[int, list[int] | None]] = {}
         self.starts = [0]
         if self.ok:
             find = folded.find
@@ -432,6 +670,77 @@ class _Lines:
         self.lines_of[lit] = out
         return out
 
+    def longest_run(self, cls: str) -> int:
+        """Longest run of characters matching the `regex` class ``cls`` in the model view
+        (``[^\\n]``: the longest line, line feed excluded), in code points; 1 for ``""``."""
+        got = self.runs.get(cls)
+        if got is None:
+            if not cls:
+                got = 1
+            elif cls == _LINE:
+                starts = self.starts
+                got = max(max((b - a - 1 for a, b in zip(starts, starts[1:])), default=0),
+                          len(self.folded) - starts[-1])
+            else:
+                got = max(map(len, regex.compile("(?:" + cls + ")+", _FLAGS).findall(self.view_text)), default=0)
+            self.runs[cls] = got
+        return got
+
+    def occurrences(self, lit: str, limit: int) -> list[int] | None:
+        """Offsets of ``lit`` in the case-folded view (``None`` when more than ``limit``)."""
+        got = self.occurrences_of.get(lit)
+        if got is not None and (got[1] is not None or limit <= got[0]):
+            return got[1]
+        hit = self.present.get(lit)
+        if hit is None and self.words is not None and _is_word(lit):
+            hit = self.present[lit] = lit in self.words
+        if hit is False:
+            return []
+        out: list[int] | None = []
+        find = self.folded.find
+        i = find(lit)
+        while i >= 0:
+            if len(out) >= limit:
+                out = None
+                break
+            out.append(i)
+            i = find(lit, i + 1)
+        self.occurrences_of[lit] = (limit, out)
+        return out
+
+    def windows(self, clauses, bounds) -> list[tuple[int, int, int]] | None:
+        """For a pattern whose matches contain a member of every clause of ``clauses`` and whose
+        :func:`match_width` is ``bounds``: ``(pos, stop, endpos)`` triples, in order, such that
+        every match starts in some ``[pos, stop)`` and reads nothing at or after ``endpos``
+        when it does. ``None`` when the windows would cover much of the text."""
+        width = sum(k * self.longest_run(cls) for cls, k in bounds[0])
+        reach = sum(k * self.longest_run(cls) for cls, k in bounds[1]) + 2
+        n = len(self.folded)
+        limit = max(16, n // (4 * max(width, 1)))
+        seeds: list[tuple[int, int]] = []
+        for clause in clauses[:2]:  # the most selective clauses first (see required_literals)
+            seeds = []
+            for lit in clause:
+                occ = self.occurrences(lit, limit - len(seeds))
+                if occ is None:
+                    seeds = None
+                    break
+                k = len(lit)
+                seeds.extend((max(0, p + k - width), p + 1) for p in occ)
+            if seeds is not None:
+                break
+        if seeds is None:
+            return None
+        seeds.sort()
+        merged: list[list[int]] = []
+        for a, b in seeds:
+            if merged and a <= merged[-1][1] + reach:
+                if b > merged[-1][1]:
+                    merged[-1][1] = b
+            else:
+                merged.append([a, b])
+        return [(a, b, min(n, b - 1 + reach)) for a, b in merged]
+
     def candidates(self, clauses) -> list[int] | None:
         """Sorted lines on which every clause has a member, or ``None`` when that is most of
         the document (then running over the whole text is as cheap)."""
@@ -464,18 +773,59 @@ def _in_spans(pat, text: str, spans, timeout: float):
         yield from pat.finditer(text, pos, endpos, timeout=left)
 
 
-def _may_match(clauses, folded: str, seen: dict[str, bool]) -> bool:
-    """Whether every clause has a member in ``folded`` (memoised per literal in ``seen``)."""
+def _in_windows(pat, text: str, windows, timeout: float):
+    """Matches of ``pat`` in ``text`` that start inside the windows (``(pos, stop, endpos)``
+    triples from :meth:`_Lines.windows`), with one ``timeout`` for them all: the same matches
+    as a single ``finditer`` over the whole text when every match starts in a window and reads
+    nothing at or past its window's ``endpos``."""
+    deadline = time.monotonic() + timeout
+    cursor = 0  # end of the last match: the next search starts there, as in one finditer
+    for pos, stop, endpos in windows:
+        pos = max(pos, cursor)
+        if pos >= stop:
+            continue
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("regex timed out")
+        for m in pat.finditer(text, pos, endpos, timeout=left):
+            if m.start() >= stop:
+                break
+            cursor = m.end()
+            yield m
+
+
+_WORD_RUN = regex.compile(r"\w+")
+
+
+@lru_cache(maxsize=8192)
+def _is_word(lit: str) -> bool:
+    return _WORD_RUN.fullmatch(lit) is not None
+
+
+def _word_index(folded: str) -> str:
+    """The distinct runs of word characters (`regex` ``\\w+``) of ``folded``, joined by line
+    feeds: a literal made only of word characters occurs in ``folded`` exactly when it occurs
+    in this (much shorter) string, because each occurrence lies inside one such run."""
+    return "\n".join(set(_WORD_RUN.findall(folded)))
+
+
+def _may_match(clauses, folded: str, seen: dict[str, bool], words: str | None = None) -> bool:
+    """Whether every clause has a member in ``folded`` (memoised per literal in ``seen``;
+    ``words``: the :func:`_word_index` of ``folded``, searched instead for word literals)."""
     for clause in clauses:
         for lit in clause:
             hit = seen.get(lit)
             if hit is None:
-                hit = seen[lit] = lit in folded
+                hit = seen[lit] = lit in (words if words is not None and _is_word(lit) else folded)
             if hit:
                 break
         else:
             return False
     return True
+
+
+_WINDOW_MIN_TEXT = 4096
+"""Below this many code points a pattern runs on the whole text (windows would not pay off)."""
 
 
 def compile_rules(rules: Iterable[Rule], errors: list[str] | None = None) -> PatternRules:
@@ -577,6 +927,7 @@ def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[F
     kind = getattr(ctx, "kind", "*") or "*"
     folded = vt.casefold()
     present: dict[str, bool] = {}
+    words = _word_index(folded) if len(folded) > _WINDOW_MIN_TEXT else None
     lines: _Lines | None = None
     out: list[Finding] = []
     for pr in prules.rules:
@@ -585,7 +936,7 @@ def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[F
         seen: list[tuple[int, int]] = []  # one finding per overlapping stretch, whichever pattern hit first
         for i, pat in enumerate(pr.patterns):
             clauses = pr.prefilters[i] if i < len(pr.prefilters) else ()
-            if clauses and not _may_match(clauses, folded, present):
+            if clauses and not _may_match(clauses, folded, present, words):
                 continue
             spans = None  # None: the whole text; else (pos, endpos) of the candidate lines
             if clauses and i < len(pr.single_line) and pr.single_line[i]:
@@ -595,9 +946,20 @@ def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[F
                     cand = lines.candidates(clauses)
                     if cand is not None:
                         spans = [lines.span(ln) for ln in cand]
+            windows = None  # else (pos, stop, endpos) around the literals of a bounded-width pattern
+            if clauses and spans is None and len(vt) > _WINDOW_MIN_TEXT:
+                bounds = pr.widths[i] if i < len(pr.widths) else None
+                if bounds is not None:
+                    if lines is None:
+                        lines = _Lines(vt, folded)
+                    if lines.ok:
+                        lines.present, lines.words = present, words
+                        windows = lines.windows(clauses, bounds)
             last = 0
             try:
-                if spans is None:
+                if windows is not None:
+                    matches = _in_windows(pat, vt, windows, timeout)
+                elif spans is None:
                     matches = pat.finditer(vt, timeout=timeout)
                 else:
                     matches = _in_spans(pat, vt, spans, timeout)
