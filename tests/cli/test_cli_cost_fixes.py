@@ -10,6 +10,8 @@ GPT 12 × 2 / 1e6 = $0.000024.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 import os
 import sys
@@ -21,22 +23,7 @@ from unveil.core.analyze import analyze
 MEMORY = "# Project\n\nRun `pytest -q` before committing.\n"
 AGENTS = "# A\n\nMore text here.\n"  # 7 tokens
 
-PRICES = """\
-shown = ["test-claude", "test-gpt"]
-
-[[model]]
-model_id = "test-claude"
-display_name = "Test Claude"
-tokenizer = "claude-v4.8"
-token_ratio_vs_o200k = 1.5
-input_per_mtok = 10.0
-
-[[model]]
-model_id = "test-gpt"
-display_name = "Test GPT"
-tokenizer = "o200k_base"
-input_per_mtok = 2.0
-"""
+PRICES = (Path(__file__).resolve().parents[1] / "data" / "test-prices.toml").read_text(encoding="utf-8")
 
 NOTE = "≈ Claude prices are estimates: o200k tokens × the measured Claude/o200k tokenizer ratio (1.5)."
 

@@ -7,6 +7,8 @@ CLAUDE.md below is 12 o200k tokens; the test price file makes "Test Claude" $10/
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import types as pytypes
 
 import pytest
@@ -18,22 +20,7 @@ from unveil.lsp.features.hover import cost_markdown, price_problems, report_pric
 from unveil.lsp.features.reveal import file_report
 
 MEMORY = "# Project\n\nRun `pytest -q` before committing.\n"
-PRICES = """\
-shown = ["test-claude", "test-gpt"]
-
-[[model]]
-model_id = "test-claude"
-display_name = "Test Claude"
-tokenizer = "claude-v4.8"
-token_ratio_vs_o200k = 1.5
-input_per_mtok = 10.0
-
-[[model]]
-model_id = "test-gpt"
-display_name = "Test GPT"
-tokenizer = "o200k_base"
-input_per_mtok = 2.0
-"""
+PRICES = (Path(__file__).resolve().parents[1] / "data" / "test-prices.toml").read_text(encoding="utf-8")
 NOTE = "≈ Claude prices are estimates: o200k tokens × the measured Claude/o200k tokenizer ratio (1.5)."
 
 
