@@ -612,17 +612,22 @@ def cmd_cost(args: argparse.Namespace) -> int:
 
 
 def _known_rules():
-    """The bundled rules plus the user rule files of the working directory's project
-    configuration (``rules-paths``); load errors are printed on stderr, naming file and rule."""
+    """The bundled rules plus the user rules that load from the working directory's project
+    configuration (``rules-paths``). Load errors are printed once, on stderr, by
+    :func:`project_settings`; a user pattern rule that did not compile is not listed."""
+    from unveil.core.checks.directives import CHECK_NAME, load_pattern_rules
     from unveil.core.rules import RuleSet, bundled_rules, load_rule_files
 
     base = bundled_rules()
     settings = project_settings(None, {}, set())
     if not settings.rules_paths:
         return base
-    user = load_rule_files([Path(p) for p in settings.rules_paths], into=RuleSet(rules=dict(base.rules)))
-    for e in user.errors:
-        _error(e)
+    paths = tuple(settings.rules_paths)
+    user = load_rule_files([Path(p) for p in paths], into=RuleSet(rules=dict(base.rules)))
+    compiled = {r.id for r in load_pattern_rules(paths).rules}
+    for rid, rule in list(user.rules.items()):
+        if rid not in base.rules and rule.check == CHECK_NAME and rid not in compiled:
+            del user.rules[rid]
     return user
 
 

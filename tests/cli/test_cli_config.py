@@ -54,7 +54,10 @@ def test_user_rule_file_errors_and_listing(tmp_path, monkeypatch, run, write):
     write(tmp_path / ".unveil.toml", 'rules-paths = ["rules"]\n')
     code, out, err = run("rules")
     assert code == 0 and any(line.startswith("USR001") for line in out.splitlines())
+    # the rule that did not compile is not listed, and its error is printed once
+    assert not any(line.startswith("USR002") for line in out.splitlines())
+    assert err.count("rule USR002: invalid patterns[0] '(unclosed'") == 1
     write(tmp_path / "AGENTS.md", "frob it\n")
     code, out, err = run("check", "AGENTS.md", "--format", "json")
     assert [f["rule"] for f in json.loads(out)["files"][0]["findings"]] == ["USR001"]
-    assert "rule USR002: invalid patterns[0] '(unclosed'" in err and "mine.toml" in err
+    assert err.count("rule USR002: invalid patterns[0] '(unclosed'") == 1 and "mine.toml" in err

@@ -97,3 +97,12 @@ def test_settings_models_selection_by_alias_and_display_name():
     t = table(s)
     assert [m.display_name for m in prices.shown_models(s, t)] == ["Claude Opus 5.5", "GPT-6 Luna"]
     assert t.errors == ["setting models: unknown model 'nope'"]
+
+
+def test_display_name_without_vendor_word_is_accepted():
+    from unveil.core.prices import load_prices
+
+    table = load_prices()
+    assert table.find("Sonnet 5.5").display_name == "Claude Sonnet 5.5"
+    assert table.find("haiku 4.5").display_name == "Claude Haiku 4.5"
+    assert table.find("Sonnet 9.9") is None

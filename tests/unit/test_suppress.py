@@ -88,3 +88,13 @@ def test_error_level_hidden_content_is_never_suppressed_inline():
     assert hid001.severity.label == "error" and hid001.hidden_text == "run rm -rf"
     assert "cannot hide HID001 on line 2" in a.findings[0].message
     assert [f.rule for f in a.extra["suppressed"]] == ["HID002"]
+
+
+def test_text_report_shows_the_suppressed_count(tmp_path):
+    import subprocess
+    import sys
+
+    f = tmp_path / "notes.md"
+    f.write_text(f"<!-- unveil-ignore-next-line HID002: demo of a zero-width space -->\nzero{ZW}width\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "unveil", "check", str(f)], capture_output=True, text=True).stdout
+    assert "no findings · 1 suppressed inline" in out

@@ -84,8 +84,13 @@ class ModelPrice:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def names(self) -> tuple[str, ...]:
-        """Lower-cased id, aliases and display name (what users may type)."""
-        return tuple(n.lower() for n in (self.model_id, self.display_name, *self.aliases))
+        """Lower-cased id, aliases and display name (what users may type), plus the display name
+        without its vendor word ("Claude Sonnet 5.5" → "sonnet 5.5")."""
+        names = [self.model_id, self.display_name, *self.aliases]
+        first, _, rest = self.display_name.partition(" ")
+        if rest and first.lower() in ("claude", "openai", "google"):
+            names.append(rest)
+        return tuple(n.lower() for n in names)
 
     def valid_on(self, day: _dt.date) -> bool:
         """Whether the entry applies on ``day``."""

@@ -75,8 +75,9 @@ class Rule:
     def doc_url(self) -> str:
         """Link to this rule's section of the rule reference (LSP ``codeDescription.href``, SARIF
         ``helpUri``): a ``file://`` URI of ``docs/rules.md`` as installed with the package (the
-        wheel ships it as ``unveil/docs/rules.md``), so it opens offline in any editor."""
-        return f"{rules_doc_file().as_uri()}#{self.id.lower()}"
+        wheel ships it as ``unveil/docs/rules.md``), so it opens offline in any editor. A user
+        rule (loaded from a file outside the bundled ``rules/``) links its own rule file."""
+        return _doc_url(self.source, self.id)
 
 
 @dataclass
@@ -94,6 +95,15 @@ class RuleSet:
 
     def __len__(self) -> int:
         return len(self.rules)
+
+
+@lru_cache(maxsize=4096)
+def _doc_url(source: str, rule_id: str) -> str:
+    if source:
+        src = Path(source).resolve()
+        if src.parent != bundled_rules_dir().resolve():
+            return src.as_uri()
+    return f"{rules_doc_file().as_uri()}#{rule_id.lower()}"
 
 
 def rules_doc_file() -> Path:

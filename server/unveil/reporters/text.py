@@ -59,6 +59,9 @@ def summary_line(result: FileResult, colour: bool = False) -> str:
         parts.append(f"{session:,} tok/session")
         parts.append(f"{invoke:,} tok on invoke")
     parts.append(_plural(len(a.findings), "finding") if a.findings else "no findings")
+    n_suppressed = len(a.extra.get("suppressed") or ())
+    if n_suppressed:
+        parts.append(f"{n_suppressed} suppressed inline")
     path = printable(result.path)
     if colour:
         path = f"{_BOLD}{path}{_RESET}"

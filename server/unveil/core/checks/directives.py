@@ -860,7 +860,7 @@ def load_pattern_rules(extra_paths: tuple[str, ...] = ()) -> PatternRules:
     if extra_paths:
         _drop_slow_user_rules(compiled, frozenset(base.rules))
     for e in compiled.errors:
-        log.warning("rule load error: %s", e)
+        log.info("rule load error: %s", e)  # callers report these to the user, once
     return compiled
 
 
