@@ -39,6 +39,7 @@ from typing import Iterable, Sequence
 from unveil import __version__
 from unveil.core import kinds
 from unveil.core.config import DEFAULT_SETTINGS, Settings
+from unveil.core.discovery import SKIP_DIRS, Collected, collect, display_path, is_agent_file, read_text  # noqa: F401
 from unveil.core.findings import Severity
 from unveil.reporters.common import FileResult, kind_label, printable
 
@@ -48,105 +49,7 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
 
-#: Folders never descended into when scanning a folder (version control, dependencies, caches).
-SKIP_DIRS = frozenset(
-    {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache",
-     ".pytest_cache", ".ruff_cache"}
-)
-
 FAIL_ON = ("error", "warning", "info", "hint", "never")
-
-
-# --------------------------------------------------------------------------- file discovery
-
-
-def is_agent_file(path: str | os.PathLike) -> bool:
-    """Whether a file found while walking a folder is scanned
-    (:func:`unveil.core.kinds.is_agent_file`)."""
-    return kinds.is_agent_file(str(path))
-
-
-def display_path(path: Path, cwd: Path) -> str:
-    """``path`` relative to ``cwd`` with ``/`` separators when it is inside ``cwd``, else
-    absolute."""
-    try:
-        rel = path.relative_to(cwd)
-    except ValueError:
-        return path.as_posix()
-    return rel.as_posix() or "."
-
-
-@dataclass
-class Collected:
-    """Files to scan as ``(display path, absolute path)`` in a stable order, and one message
-    per path that could not be used."""
-
-    files: list[tuple[str, Path]] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-
-
-def collect(paths: Sequence[str], cwd: Path | None = None, kind_map=None) -> Collected:
-    """Expand command-line paths: files are taken as given (whatever their kind); folders are
-    walked recursively (sorted, symlinked folders not followed) for recognised agent files and
-    for files the user's ``kind_map`` (setting ``kinds``: glob → kind id) maps to a kind.
-    Only regular files (or symlinks to them) are taken: a FIFO, socket or device met in a
-    folder is skipped, and one named on the command line adds a "not a regular file" error,
-    so nothing ever blocks opening it. A path that does not exist or a folder that cannot be
-    listed adds an error message."""
-    cwd = (cwd or Path.cwd()).resolve()
-    out = Collected()
-    seen: set[Path] = set()
-
-    def add(p: Path) -> None:
-        p = p.absolute()
-        key = p.resolve()
-        if key in seen:
-            return
-        seen.add(key)
-        out.files.append((display_path(p, cwd), p))
-
-    for raw in paths:
-        p = Path(raw)
-        if not p.is_absolute():
-            p = cwd / p
-        p = Path(os.path.normpath(p))
-        if p.is_dir():
-            def onerror(exc: OSError) -> None:
-                out.errors.append(f"{display_path(Path(exc.filename or p), cwd)}: cannot list folder: {exc.strerror or exc}")
-
-            for root, dirs, files in os.walk(p, onerror=onerror):
-                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-                for name in sorted(files):
-                    f = Path(root) / name
-                    if is_agent_file(f) or (kind_map and kinds.mapped_kind(str(f), kind_map)):
-                        if _is_regular(f):
-                            add(f)
-        elif p.exists():
-            if _is_regular(p):
-                add(p)
-            else:
-                out.errors.append(f"{raw}: not a regular file")
-        else:
-            out.errors.append(f"{raw}: no such file or folder")
-    return out
-
-
-def _is_regular(path: Path) -> bool:
-    """Whether ``path`` is a regular file (following symlinks), without opening it."""
-    try:
-        return path.is_file()
-    except OSError:
-        return False
-
-
-def read_text(path: Path) -> str:
-    """The file's text: strict UTF-8, or UTF-8 with ``surrogateescape`` when it holds invalid
-    bytes (nothing is lost; the bad bytes become U+DC80..U+DCFF). Raises ``OSError``."""
-    data = path.read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("utf-8", "surrogateescape")
 
 
 def project_settings(path: str | None, layer: dict | None, seen: set[str]) -> Settings:

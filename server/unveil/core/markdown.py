@@ -64,6 +64,25 @@ class HtmlChunk:
         """Document offset of code point ``index`` of :attr:`content` (clamped)."""
         return _map_index(self.content, self.line_offsets, index, self.start)
 
+    def comment_spans(self):
+        """Yield ``(i, j, body, terminated)`` for each HTML comment in :attr:`content`: content
+        indexes of the comment (``j`` just after ``-->``; for an unterminated comment, the end of
+        the content without its trailing line feeds), its body and whether ``-->`` closes it.
+        CommonMark 0.31: ``<!-->`` and ``<!--->`` are complete (empty) comments."""
+        c = self.content
+        pos = 0
+        while True:
+            i = c.find("<!--", pos)
+            if i < 0:
+                return
+            k = c.find("-->", i + 2)
+            if k < 0:
+                yield i, len(c.rstrip("\n")), c[i + 4 :], False
+                return
+            body = c[i + 4 : k] if k >= i + 4 else ""
+            yield i, k + 3, body, True
+            pos = k + 3
+
 
 @dataclass(frozen=True)
 class Fence:

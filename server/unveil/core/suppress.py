@@ -125,14 +125,13 @@ def is_exact(body: str, known: frozenset[str] | None = None) -> bool:
 
 def find_pragmas(ctx) -> list[Pragma]:
     """Every attempted unveil pragma among the document's HTML comments outside code, in order."""
-    from unveil.core.checks.markup import _comment_spans
 
     known = known_ids(ctx.settings)
     out: list[Pragma] = []
     for chunk in ctx.markdown.html:
         if not chunk.block and not chunk.content.startswith("<!--"):
             continue
-        for i, j, body, terminated in _comment_spans(chunk):
+        for i, j, body, terminated in chunk.comment_spans():
             if not terminated or not is_pragma_text(body):
                 continue
             directive, ids, reason, error = parse(body, known)

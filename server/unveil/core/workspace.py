@@ -19,11 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-SKIP_DIRS = frozenset(
-    {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache",
-     ".pytest_cache", ".ruff_cache", "dist", "build", "target", ".next", ".cache"}
-)
-"""Folders never descended into."""
+from unveil.core.discovery import SKIP_DIRS, read_text  # noqa: F401 - one skip list and reader for CLI and server
 
 MAX_FILES = 5_000
 """At most this many files are collected per root (a safety net for huge trees)."""
@@ -33,42 +29,23 @@ SEVERITIES = ("error", "warning", "info", "hint")
 UNKNOWN_KIND = "markdown"
 
 
-def find_agent_files(root: str | os.PathLike, *, skip_dirs: Iterable[str] = SKIP_DIRS,
-                     limit: int = MAX_FILES) -> list[Path]:
+def find_agent_files(root: str | os.PathLike, *, limit: int = MAX_FILES) -> list[Path]:
     """Agent files under ``root`` (absolute paths, sorted walk order, symlinked folders not
     followed; at most ``limit`` files — a caller that gets exactly ``limit`` back must say that
     the rest was not scanned). No size cap: large files are analysed too. A missing or
     unreadable ``root`` gives ``[]``; unreadable subfolders are skipped. Never raises."""
-    from unveil.core import kinds
+    from unveil.core import discovery
 
-    skip = frozenset(skip_dirs)
     out: list[Path] = []
     try:
         base = Path(root).absolute()
-        for folder, dirs, files in os.walk(base):
-            dirs[:] = sorted(d for d in dirs if d not in skip)
-            for name in sorted(files):
-                p = Path(folder) / name
-                try:
-                    if not kinds.is_agent_file(str(p)) or not p.is_file():
-                        continue
-                except (OSError, ValueError):
-                    continue
-                out.append(p)
-                if len(out) >= limit:
-                    return out
+        for p in discovery.walk(base):
+            out.append(p)
+            if len(out) >= limit:
+                return out
     except Exception:  # noqa: BLE001 - a walk never crashes the caller
         return out
     return out
-
-
-def read_text(path: str | os.PathLike) -> str:
-    """UTF-8 text of a file (invalid bytes kept as U+DC80..U+DCFF). Raises ``OSError``."""
-    data = Path(path).read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("utf-8", "surrogateescape")
 
 
 @dataclass

@@ -33,6 +33,7 @@ from unveil.core import tokens as tokens_mod
 from unveil.core.analyze import Analysis
 from unveil.core.config import Settings
 from unveil.lsp.convert import encoding_name
+from unveil.lsp.registry import FEATURE_MODULES, safe  # noqa: F401 - safe re-exported for callers
 from unveil.lsp.scheduler import LatestWinsScheduler
 
 log = logging.getLogger("unveil.lsp")
@@ -41,39 +42,6 @@ log = logging.getLogger("unveil.lsp")
 #: bursts of keystrokes on big files coalesce (the delay equals the last duration, capped).
 ADAPTIVE_THRESHOLD_S = 0.25
 ADAPTIVE_CAP_S = 0.5
-
-
-def safe(default: Any = None) -> Callable:
-    """Decorator for handlers: an exception is logged with its traceback and ``default`` is
-    returned, so a bug never reaches the client as an error response or a pop-up. Works for
-    plain and ``async`` functions and keeps the signature (pygls inspects it for ``ls``)."""
-
-    def wrap(fn: Callable) -> Callable:
-        if inspect.iscoroutinefunction(fn):
-
-            @functools.wraps(fn)
-            async def run_async(*args, **kwargs):
-                try:
-                    return await fn(*args, **kwargs)
-                except asyncio.CancelledError:
-                    raise
-                except Exception:  # noqa: BLE001
-                    log.exception("handler %s failed", fn.__name__)
-                    return default
-
-            return run_async
-
-        @functools.wraps(fn)
-        def run_sync(*args, **kwargs):
-            try:
-                return fn(*args, **kwargs)
-            except Exception:  # noqa: BLE001
-                log.exception("handler %s failed", fn.__name__)
-                return default
-
-        return run_sync
-
-    return wrap
 
 
 Key = tuple[int, int | None, int]  # (open epoch, document version, settings generation)
@@ -422,13 +390,11 @@ def _warm_up() -> None:
 
 def create_server() -> UnveilServer:
     """A new server with every feature registered."""
-    from unveil.lsp.features import code_actions, configuration, diagnostics, hover, inlay_hints, reveal
-    from unveil.lsp.features import workspace as workspace_feature
-    from unveil.lsp.features import completion
+    import importlib
 
     server = UnveilServer()
-    for module in (configuration, diagnostics, hover, inlay_hints, code_actions, reveal, workspace_feature, completion):
-        module.register(server)
+    for name in FEATURE_MODULES:
+        importlib.import_module(f"unveil.lsp.features.{name}").register(server)
     return server
 
 

@@ -180,21 +180,8 @@ def is_pragma(body: str, known: frozenset[str] | None = None) -> bool:
 
 
 def _comment_spans(chunk: HtmlChunk):
-    """Yield ``(i, j, body, terminated)``: content indexes of each comment in ``chunk``
-    (``j`` just after ``-->``; for an unterminated comment, the end of the content)."""
-    c = chunk.content
-    pos = 0
-    while True:
-        i = c.find("<!--", pos)
-        if i < 0:
-            return
-        k = c.find("-->", i + 2)  # CommonMark 0.31: <!--> and <!---> are complete comments
-        if k < 0:
-            yield i, len(c.rstrip("\n")), c[i + 4 :], False
-            return
-        body = c[i + 4 : k] if k >= i + 4 else ""
-        yield i, k + 3, body, True
-        pos = k + 3
+    """:meth:`unveil.core.markdown.HtmlChunk.comment_spans` of ``chunk``."""
+    return chunk.comment_spans()
 
 
 def _comments(ctx) -> list[Finding]:

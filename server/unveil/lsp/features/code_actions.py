@@ -101,7 +101,7 @@ def code_actions(analysis: Analysis, uri: str, version: int | None, params: type
 
 
 def register(server) -> None:
-    from unveil.lsp.server import safe
+    from unveil.lsp.registry import safe
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,

@@ -210,7 +210,7 @@ def to_lsp(doc: Document, items: list[Item], encoding: str) -> types.CompletionL
 
 
 def register(server) -> None:
-    from unveil.lsp.server import safe
+    from unveil.lsp.registry import safe
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[":", ","]))
     @safe()

@@ -42,7 +42,7 @@ async def pull(ls) -> object | None:
 
 
 def register(server) -> None:
-    from unveil.lsp.server import safe
+    from unveil.lsp.registry import safe
 
     @server.feature(types.INITIALIZE)
     @safe()

@@ -73,7 +73,7 @@ def finding_for(diag: types.Diagnostic, analysis: Analysis, version: int | None,
 
 def register(server) -> None:
     """Document sync handlers: analyse on open and change (latest-wins), clear on close."""
-    from unveil.lsp.server import safe
+    from unveil.lsp.registry import safe
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     @safe()

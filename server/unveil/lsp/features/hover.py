@@ -202,7 +202,7 @@ def hover(analysis: Analysis, offset: int, line: int, encoding: str, rules: Rule
 
 def register(server) -> None:
     from unveil.lsp.convert import offset as to_offset
-    from unveil.lsp.server import safe
+    from unveil.lsp.registry import safe
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @safe()

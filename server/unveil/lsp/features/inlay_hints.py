@@ -94,7 +94,7 @@ def import_hints(analysis: Analysis, rng: types.Range | None, encoding: str) -> 
 
 
 def register(server) -> None:
-    from unveil.lsp.server import safe
+    from unveil.lsp.registry import safe
 
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
     @safe(default=[])

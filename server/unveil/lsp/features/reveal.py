@@ -200,7 +200,7 @@ class WorkspaceTotals:
     def compute(self, roots: list[str], settings, generation: int, open_texts: dict[str, str]) -> dict | None:
         """``{"files", "session", "invoke", "truncated"}`` or ``None`` with no folder or no
         tokenizer. Blocking (file I/O and tokenising): run it in a worker thread."""
-        from unveil.cli import collect, read_text
+        from unveil.core.discovery import collect, read_text
         from unveil.core.analyze import analyze
         from unveil.core.kinds import detect_kind
 
@@ -268,7 +268,7 @@ def _roots(ls) -> list[str]:
 
 def register(server) -> None:
     """Add the ``unveil/modelView`` and ``unveil/fileReport`` request handlers to ``server``."""
-    from unveil.lsp.server import safe
+    from unveil.lsp.registry import safe
 
     totals = WorkspaceTotals()
 

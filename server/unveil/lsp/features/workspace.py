@@ -302,7 +302,7 @@ class WorkspaceIndex:
 
 
 def register(server) -> None:
-    from unveil.lsp.server import safe
+    from unveil.lsp.registry import safe
 
     index = WorkspaceIndex(server)
     server.workspace_index = index
