@@ -25,6 +25,7 @@ from lsprotocol import types
 from unveil.core import tokens as tokens_mod
 from unveil.core.analyze import Analysis
 from unveil.core.findings import Finding
+from unveil.core.inert import code_block, code_span, inline
 from unveil.core.rules import RuleSet, bundled_rules
 from unveil.lsp.convert import lsp_range
 from unveil.lsp.features.inlay_hints import format_tokens, summary_line, summary_text
@@ -33,11 +34,15 @@ log = logging.getLogger(__name__)
 
 
 def fenced(text: str, info: str = "text") -> str:
-    """``text`` in a markdown code fence long enough not to be closed by backticks inside it."""
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    body = text if text.endswith("\n") else text + "\n"
-    return f"{fence}{info}\n{body}{fence}"
+    """``text`` in a markdown code fence long enough not to be closed by backticks inside it
+    (:func:`unveil.core.inert.code_block`)."""
+    return code_block(text, info)
+
+
+def _cell(text: str) -> str:
+    """A table cell: :func:`~unveil.core.inert.inline`, with ``|`` escaped inside a code span."""
+    shown = inline(text)
+    return shown if shown == text else code_span(text, in_table=True)
 
 
 def findings_at(analysis: Analysis, offset: int) -> list[Finding]:
@@ -72,7 +77,7 @@ def finding_markdown(analysis: Analysis, f: Finding, rules: RuleSet | None = Non
     """Markdown for one finding."""
     rule = (rules or bundled_rules()).get(f.rule)
     head = f"**{f.rule}**" + (f" {rule.name}" if rule is not None else "") + f" · {f.severity.label}"
-    parts = [head, f.message]
+    parts = [head, inline(f.message)]  # the message quotes the scanned file: never live Markdown
     if f.hidden_text:
         if _invisible(f.hidden_text):
             parts.append(f"Hidden code points: `{code_points(f.hidden_text)}`")
@@ -156,7 +161,7 @@ def cost_markdown(analysis: Analysis) -> str:
         return "\n\n".join(parts)
     parts.append(f"**{summary_text(report)}**")
     if getattr(report, "basis", None):
-        parts.append(report.basis)
+        parts.append(inline(report.basis))
     got = _price_rows(analysis)
     if got:
         rows, fmt = got
@@ -172,14 +177,14 @@ def cost_markdown(analysis: Analysis) -> str:
                     cells = (approx, r.usd_per_invoke if invoke is None else invoke, approx * 1000)
                 mark = "≈" if approx is not None else ""
                 shown = " | ".join((mark if x else "") + fmt(x) for x in cells)
-                table.append(f"| {name} | {shown} |")
+                table.append(f"| {_cell(str(name))} | {shown} |")
             parts.append("\n".join(table))
             note_fn = getattr(cost_mod(), "estimate_note", None)
             note = note_fn(rows) if note_fn else None
             if note:
                 parts.append(f"_{note}_")
     for note in getattr(report, "notes", ()) or ():
-        parts.append(f"_{note}_")
+        parts.append(inline(str(note)))
     return "\n\n".join(parts)
 
 
