@@ -52,7 +52,7 @@ def make_client() -> LanguageClient:
 
 
 #: initializationOptions for ``client``: a layer below the (empty) pulled workspace configuration
-INIT_OPTIONS = {"unveil": {"severity": {"HID012": "info"}}}
+INIT_OPTIONS = {"unveil": {"severity": {"HID012": "info"}, "inlayHintMinTokens": 0}}  # hints on every heading
 
 CONFIG = ClientServerConfig(server_command=SERVER, client_factory=make_client)
 

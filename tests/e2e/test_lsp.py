@@ -11,7 +11,7 @@ import pytest
 from pytest_lsp import LanguageClient
 
 from unveil.core.analyze import analyze
-from unveil.lsp.features.inlay_hints import format_tokens, summary_text
+from unveil.lsp.features.inlay_hints import format_tokens, short_tokens, summary_label, summary_text
 
 from lsp_helpers import apply_edits, change, hid, open_doc, pos, rng, until, wait_next, wait_publish
 
@@ -107,8 +107,8 @@ async def test_hover_on_finding_and_on_first_line(client: LanguageClient, uri: s
     assert "```text\nAB\n```" in value
     finding = next(f for f in expected.findings if f.rule == "HID001")
     n = finding.tokens if finding.tokens is not None else 1  # "AB" is one o200k token
-    assert f"{format_tokens(n)} tok hidden" in value
-    assert "#hid001)" in value
+    assert f"Hidden text ({format_tokens(n)} tok):" in value
+    assert "more: `unveil explain HID001`" in value
 
     assert await _hover(client, uri, 1, 1) is None  # plain text, not the first line
 
@@ -123,8 +123,8 @@ async def test_inlay_hints_full_and_partial_range(client: LanguageClient, uri: s
     full = await client.text_document_inlay_hint_async(types.InlayHintParams(text_document=ident, range=rng(0, 0, 6, 0)))
     line_len = {0: 7, 2: 9, 4: 9}
     first, *rest = report.sections  # the heading on line 0: its count goes to the summary's tooltip
-    expected = [(0, 7, summary_text(report))] + [
-        (s.line, line_len[s.line], f"{format_tokens(s.tokens)} tok") for s in rest
+    expected = [(0, 7, summary_label(report))] + [
+        (s.line, line_len[s.line], f"{short_tokens(s.tokens)} tok") for s in rest
     ]
     assert [(h.position.line, h.position.character, h.label) for h in full] == sorted(expected, key=lambda e: e[0])
     assert [s.line for s in report.sections] == [0, 2, 4]
@@ -132,7 +132,7 @@ async def test_inlay_hints_full_and_partial_range(client: LanguageClient, uri: s
 
     part = await client.text_document_inlay_hint_async(types.InlayHintParams(text_document=ident, range=rng(3, 0, 5, 0)))
     assert [(h.position.line, h.position.character, h.label) for h in part] == [
-        (4, 9, f"{format_tokens(report.sections[2].tokens)} tok")
+        (4, 9, f"{short_tokens(report.sections[2].tokens)} tok")
     ]
 
     # counts change after an edit: clients that support it are asked to refresh
@@ -145,7 +145,7 @@ async def test_inlay_hints_full_and_partial_range(client: LanguageClient, uri: s
         assert client.inlay_refreshes == 0  # the VS Code 1.65 profile has no refresh support
     again = await client.text_document_inlay_hint_async(types.InlayHintParams(text_document=ident, range=rng(4, 0, 5, 0)))
     new = analyze(text.replace("\ndelta", "\nmany more words in this section now delta"), uri[len("file://"):])
-    assert [h.label for h in again] == [f"{format_tokens(new.tokens.sections[2].tokens)} tok"]
+    assert [h.label for h in again] == [f"{short_tokens(new.tokens.sections[2].tokens)} tok"]
 
 
 async def _async(value):

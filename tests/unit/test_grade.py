@@ -40,3 +40,15 @@ def test_disabled_or_suppressed_findings_do_not_count():
 
 def test_accepts_any_iterable():
     assert grade(f(s) for s in [E, W]) == "C"
+
+
+def test_explain_names_grade_counts_and_scale():
+    from unveil.core.grade import explain
+
+    fs = [Finding("X", Severity.ERROR, 0, 1, "m"), Finding("Y", Severity.WARNING, 0, 1, "m"),
+          Finding("Z", Severity.INFO, 0, 1, "m")]
+    assert explain(fs) == (
+        "Grade C: one error (1 error, 1 warning). Scale: A no error and no warning · B warnings only, no error · "
+        "C one error · D two or three errors · F four or more errors; info and hint findings do not count."
+    )
+    assert explain([]).startswith("Grade A: no error and no warning (0 errors, 0 warnings).")

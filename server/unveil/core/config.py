@@ -24,7 +24,9 @@ class Settings:
     * ``prices`` — model → USD per million input tokens, overriding or adding to the bundled
       table; ``prices_file`` — a TOML file in the bundled table's format that replaces entries.
     * ``models`` — models shown in hover and the CLI, by id or display name (empty: defaults).
-    * ``inlay_hints`` — emit token inlay hints; ``debounce_ms`` — extra delay before analysing
+    * ``inlay_hints`` — emit token inlay hints; ``inlay_hint_min_tokens`` — no hint on a heading
+      whose section has fewer o200k tokens (setting ``inlayHintMinTokens``, default 50; 0 shows
+      all); ``debounce_ms`` — extra delay before analysing
       (0: latest-wins without a fixed delay).
     * ``budgets`` — token budget name → threshold overriding
       :data:`unveil.core.checks.limits.DEFAULT_BUDGETS` (``sessionTokens``, ``listingTokens``,
@@ -55,6 +57,7 @@ class Settings:
     prices_file: str | None = None
     models: tuple[str, ...] = ()
     inlay_hints: bool = True
+    inlay_hint_min_tokens: int = 50
     debounce_ms: int = 0
     budgets: Mapping[str, int] = field(default_factory=dict)
     claude_ratio: float | None = None
@@ -152,6 +155,11 @@ class Settings:
                 problems.append("setting 'models' must be a list of model names")
         if "inlayHints" in data and data["inlayHints"] is not None:
             changes["inlay_hints"] = bool(data["inlayHints"])
+        if "inlayHintMinTokens" in data and data["inlayHintMinTokens"] is not None:
+            try:
+                changes["inlay_hint_min_tokens"] = max(0, int(data["inlayHintMinTokens"]))
+            except (TypeError, ValueError):
+                problems.append("setting 'inlayHintMinTokens' must be a number of tokens")
         if "debounceMs" in data and data["debounceMs"] is not None:
             try:
                 changes["debounce_ms"] = max(0, int(data["debounceMs"]))

@@ -53,3 +53,30 @@ def grade(findings: Iterable[Finding]) -> str:
     if warnings:
         return "B"
     return "A"
+
+
+GRADE_MEANING = {
+    "A": "no error and no warning",
+    "B": "warnings only, no error",
+    "C": "one error",
+    "D": "two or three errors",
+    "F": "four or more errors",
+}
+"""One line per grade, for hovers and reports (the table above)."""
+
+
+def explain(findings: Iterable[Finding]) -> str:
+    """``"C: one error (1 error, 2 warnings); A no error or warning · B warnings only · C one
+    error · D two or three errors · F four or more"`` — the grade, why, and the scale."""
+    errors = warnings = 0
+    for f in findings:
+        if not _counts(f):
+            continue
+        if int(f.severity) == int(Severity.ERROR):
+            errors += 1
+        elif int(f.severity) == int(Severity.WARNING):
+            warnings += 1
+    g = grade(findings if isinstance(findings, list) else list(findings))
+    counts = f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+    scale = " · ".join(f"{k} {v}" for k, v in GRADE_MEANING.items())
+    return f"Grade {g}: {GRADE_MEANING[g]} ({counts}). Scale: {scale}; info and hint findings do not count."

@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 
 CONFIG_NAMES = (".unveil.toml", "pyproject.toml")
 KNOWN_KEYS = frozenset({
-    "select", "ignore", "severity", "prices", "pricesFile", "models", "inlayHints", "debounceMs", "budgets",
+    "select", "ignore", "severity", "prices", "pricesFile", "models", "inlayHints", "inlayHintMinTokens", "debounceMs", "budgets",
     "claudeRatio", "workspaceScan", "kinds", "rulesPaths", "perFileIgnores", "allow", "inlineSuppressions",
 })
 #: categories whose findings ``allow.hosts`` can drop

@@ -35,11 +35,68 @@ def to_diagnostic(finding: Finding, index: int, analysis: Analysis, version: int
     )
 
 
+def groups(findings: list[Finding]) -> list[tuple[int, list[int]]]:
+    """Findings grouped by the hidden span they sit in: ``[(lead index, [member indexes])]`` in
+    finding order. A lead is a hidden-content finding that reveals text (``hidden_text``: a
+    comment, a decoded tag run, hidden markup) and is not itself inside another lead; its
+    members are the other findings whose range lies within the lead's range (the rules that
+    fired on what the hidden text says), except unveil's own ``internal`` findings. Every other finding is its own group with no members.
+    So one hidden comment that reads a secret and hides it from the user is one problem."""
+    leads = [i for i, f in enumerate(findings) if f.category == "hidden-content" and f.hidden_text and f.end > f.start]
+    outer: list[int] = []
+    for i in sorted(leads, key=lambda i: (findings[i].start, -findings[i].end)):
+        f = findings[i]
+        if not any(findings[o].start <= f.start and f.end <= findings[o].end for o in outer):
+            outer.append(i)
+    owner: dict[int, int] = {}
+    for o in outer:
+        lead = findings[o]
+        for j, g in enumerate(findings):
+            if (j != o and j not in owner and j not in outer and g.category != "internal"
+                    and lead.start <= g.start and g.end <= lead.end):
+                owner[j] = o
+    out: list[tuple[int, list[int]]] = []
+    for i in range(len(findings)):
+        if i in owner:
+            continue
+        out.append((i, sorted(j for j, o in owner.items() if o == i)))
+    return out
+
+
 def to_diagnostics(analysis: Analysis, version: int | None, encoding: str,
                    rules: RuleSet | None = None) -> list[types.Diagnostic]:
-    """All findings of ``analysis`` as diagnostics, in finding order."""
+    """The findings of ``analysis`` as diagnostics, one per :func:`groups` group, in finding
+    order. A group's diagnostic is its lead's, at the most severe severity of the group, its
+    message naming the members ("also in this hidden text: SNP001 error, CON001 error") and
+    ``relatedInformation`` pointing at each member with its own message (when the document has
+    a path); ``data["members"]`` lists the member indexes."""
     rules = rules or bundled_rules()
-    return [to_diagnostic(f, i, analysis, version, encoding, rules) for i, f in enumerate(analysis.findings)]
+    uri = None
+    if analysis.path:
+        try:
+            from pygls.uris import from_fs_path
+
+            uri = from_fs_path(analysis.path)
+        except Exception:  # noqa: BLE001 - no related information then
+            uri = None
+    out = []
+    for lead, members in groups(analysis.findings):
+        d = to_diagnostic(analysis.findings[lead], lead, analysis, version, encoding, rules)
+        if members:
+            ms = [analysis.findings[j] for j in members]
+            d.severity = types.DiagnosticSeverity(min(int(d.severity), *(int(g.severity) for g in ms)))
+            d.message += " · also in this hidden text: " + ", ".join(f"{g.rule} {g.severity.label}" for g in ms)
+            d.data = {**d.data, "members": members}
+            if uri:
+                d.related_information = [
+                    types.DiagnosticRelatedInformation(
+                        location=types.Location(uri=uri, range=lsp_range(analysis.doc, g.start, g.end, encoding)),
+                        message=f"{g.rule}: {g.message}",
+                    )
+                    for g in ms
+                ]
+        out.append(d)
+    return out
 
 
 def _data(diag: types.Diagnostic) -> dict[str, Any]:

@@ -47,8 +47,15 @@ def _cell(text: str) -> str:
 
 def findings_at(analysis: Analysis, offset: int) -> list[Finding]:
     """Findings whose range contains code-point ``offset`` (end inclusive, so a cursor right
-    after a one-character span still hits it)."""
-    return [f for f in analysis.findings if f.start <= offset <= f.end]
+    after a span still hits it); when none does, findings on an invisible run that starts just
+    after ``offset``."""
+    hits = [f for f in analysis.findings if f.start <= offset <= f.end]
+    if hits:
+        return hits
+    # A run that draws nothing (tag characters, zero-width, bidi controls) leaves no character
+    # for the cursor to rest on in a terminal editor: the character just before it answers too.
+    text = analysis.text
+    return [f for f in analysis.findings if f.start == offset + 1 and f.end > f.start and _invisible(text[f.start : f.end])]
 
 
 def _invisible(text: str) -> bool:
@@ -73,24 +80,45 @@ def _span_tokens(analysis: Analysis, f: Finding) -> int | None:
         return None
 
 
+CONTEXT_NOTES = {
+    "prohibition": "Lowered one level: the same sentence states it as a prohibition (never, do not …).",
+    "deny-list": "Lowered one level: an item of a list introduced, right above it, as things not to do.",
+    "quoted example": "Lowered one level: quoted as an example in the same sentence or its code block's caption.",
+    "code": "Lowered one level: inside code, where this rule reads as documentation.",
+    "context": "Lowered one level by words in the same sentence (the rule's lower_if).",
+    "hidden": "Raised one step: a reader of the rendered file never sees this text, the model does.",
+    "raised by context": "Raised one step by words in the same sentence (such as \"silently\").",
+}
+"""What each ``Finding.data["context"]`` reason means, shown under the finding in the hover."""
+
+_QUOTE = re.compile(r"[“\"«][^”\"»]{6,}[”\"»]")
+
+
 def finding_markdown(analysis: Analysis, f: Finding, rules: RuleSet | None = None) -> str:
-    """Markdown for one finding."""
+    """Markdown for one finding: rule and severity, the message (its quotation of the payload
+    left out when the hidden text is shown below it, so the payload appears once), the hidden
+    text in a fenced block with its token count, what raised or lowered the severity, and how
+    to read the rule's documentation. Every piece of scanned text is inert
+    (:mod:`unveil.core.inert`)."""
     rule = (rules or bundled_rules()).get(f.rule)
     head = f"**{f.rule}**" + (f" {rule.name}" if rule is not None else "") + f" · {f.severity.label}"
-    parts = [head, inline(f.message)]  # the message quotes the scanned file: never live Markdown
+    message = f.message
+    if f.hidden_text and not _invisible(f.hidden_text):
+        message = _QUOTE.sub("(shown below)", message, count=1)
+    parts = [head, inline(message)]
     if f.hidden_text:
+        n = _span_tokens(analysis, f)
+        count = f" ({format_tokens(n)} tok)" if n is not None else ""
         if _invisible(f.hidden_text):
-            parts.append(f"Hidden code points: `{code_points(f.hidden_text)}`")
+            parts.append(f"Hidden code points{count}: `{code_points(f.hidden_text)}`")
         else:
-            parts.append("Hidden text:\n\n" + fenced(f.hidden_text))
-    n = _span_tokens(analysis, f)
-    tail = []
-    if n is not None:
-        tail.append(f"{format_tokens(n)} tok hidden")
+            parts.append(f"Hidden text{count}:\n\n" + fenced(f.hidden_text))
+    for reason in (f.data or {}).get("context", ()) or ():
+        note = CONTEXT_NOTES.get(reason)
+        if note:
+            parts.append(f"_{note}_")
     if rule is not None:
-        tail.append(f"[{f.rule} documentation]({rule.doc_url})")
-    if tail:
-        parts.append(" · ".join(tail))
+        parts.append(f"{inline(rule.summary)} · more: `unveil explain {f.rule}`")
     return "\n\n".join(parts)
 
 
@@ -151,11 +179,17 @@ def report_price_problems(ls, problems: tuple[str, ...]) -> bool:
     return True
 
 
+def _grade_note(analysis: Analysis) -> str:
+    from unveil.core import grade as grading
+
+    return "_" + grading.explain(analysis.findings) + "_"
+
+
 def cost_markdown(analysis: Analysis) -> str:
     """Markdown for the summary-line hover."""
     report = analysis.tokens
     label = getattr(report, "kind_label", None) or analysis.kind
-    parts = [f"**unveil** · {label} · grade **{analysis.grade}**"]
+    parts = [f"**unveil** · {label} · grade **{analysis.grade}**", _grade_note(analysis)]
     if report is None:
         parts.append("Token counts are still loading.")
         return "\n\n".join(parts)
@@ -195,7 +229,7 @@ def hover(analysis: Analysis, offset: int, line: int, encoding: str, rules: Rule
     rng = None
     if hits:
         rng = lsp_range(analysis.doc, min(f.start for f in hits), max(f.end for f in hits), encoding)
-    if line == summary_line(analysis):
+    if line == summary_line(analysis) or line == 0:
         sections.append(cost_markdown(analysis))
     if not sections:
         return None

@@ -21,9 +21,33 @@ def format_tokens(n: int) -> str:
     return f"{int(n):,}"
 
 
+def short_tokens(n: int) -> str:
+    """A token count short enough for an inlay hint that must not wrap in a narrow editor:
+    ``950`` → ``"950"``, ``1234`` → ``"1.2k"``, ``5000`` → ``"5k"``, ``52345`` → ``"52k"``,
+    ``1234567`` → ``"1.2M"`` (rounded half up to the digit shown; the exact count is in the
+    tooltip and the hover)."""
+    n = int(n)
+    if n < 1000:
+        return str(n)
+    for div, unit in ((1000, "k"), (1_000_000, "M"), (1_000_000_000, "G")):
+        tenths = (n * 10 + div // 2) // div  # n / div in tenths, rounded half up
+        if tenths < 100:
+            whole, frac = divmod(tenths, 10)
+            return f"{whole}.{frac}{unit}" if frac else f"{whole}{unit}"
+        whole = (n + div // 2) // div
+        if whole < 1000:
+            return f"{whole}{unit}"
+    return f"{(n + 500_000_000) // 1_000_000_000}G"
+
+
 def summary_text(report) -> str:
-    """``"N tok/session · M tok on invoke"`` for a ``TokenReport``."""
+    """``"N tok/session · M tok on invoke"`` for a ``TokenReport`` (exact counts, for hovers)."""
     return f"{format_tokens(report.session)} tok/session · {format_tokens(report.invoke)} tok on invoke"
+
+
+def summary_label(report) -> str:
+    """The summary inlay hint: :func:`summary_text` with :func:`short_tokens` counts."""
+    return f"{short_tokens(report.session)} tok/session · {short_tokens(report.invoke)} tok on invoke"
 
 
 def summary_line(analysis: Analysis) -> int:
@@ -47,7 +71,8 @@ def inlay_hints(analysis: Analysis, rng: types.Range | None, encoding: str) -> l
     doc = analysis.doc
     wanted: list[tuple[int, str, str | None]] = []
     top = summary_line(analysis)
-    tooltip = getattr(report, "basis", None) or ""
+    tooltip = (summary_text(report) + "\n" + (getattr(report, "basis", None) or "")).strip()
+    floor = getattr(analysis.settings, "inlay_hint_min_tokens", 0)
     if getattr(report, "claude_session", None) is not None and getattr(report, "claude_ratio", None):
         tooltip += (f"\n≈ Claude (estimate, ×{report.claude_ratio:g}): {format_tokens(report.claude_session)} "
                     f"tok/session · {format_tokens(report.claude_invoke)} tok on invoke")
@@ -57,9 +82,10 @@ def inlay_hints(analysis: Analysis, rng: types.Range | None, encoding: str) -> l
             # editor.inlayHints.maximumLength (43 characters by default), so a heading on the
             # summary line gets its section count in the summary's tooltip, not in the label.
             tooltip += f"\nSection \"{section.title}\": {format_tokens(section.tokens)} tok"
-        elif 0 <= section.line < doc.line_count:
-            wanted.append((section.line, f"{format_tokens(section.tokens)} tok", None))
-    wanted.append((top, summary_text(report), tooltip.strip() or None))
+        elif 0 <= section.line < doc.line_count and section.tokens >= floor:
+            wanted.append((section.line, f"{short_tokens(section.tokens)} tok",
+                           f"Section \"{section.title}\": {format_tokens(section.tokens)} tok"))
+    wanted.append((top, summary_label(report), tooltip.strip() or None))
     hints = []
     seen: set[tuple[int, str]] = set()
     for line, label, tooltip in sorted(wanted, key=lambda w: w[0]):

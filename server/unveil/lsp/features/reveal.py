@@ -107,9 +107,27 @@ def reveal_text(text: str) -> str:
     return "".join(parts)
 
 
-def model_view(analysis: Analysis) -> str:
-    """What the model reads (see the module docstring); positions in the hidden-parts list are
-    1-based line:column in code points."""
+WRAP = 100
+"""Columns at which the hidden-parts list of the model view is wrapped (continuation lines are
+indented), so a decoded payload is readable without horizontal scrolling."""
+
+
+def _wrap(text: str, indent: str) -> list[str]:
+    import textwrap
+
+    rows: list[str] = []
+    for row in text.splitlines() or [""]:
+        rows.extend(textwrap.wrap(row, width=WRAP, initial_indent=indent, subsequent_indent=indent + "  ",
+                                  break_long_words=True, break_on_hyphens=False, replace_whitespace=False,
+                                  drop_whitespace=True) or [indent.rstrip()])
+    return rows
+
+
+def model_view(analysis: Analysis, encoding: str = "utf-16") -> str:
+    """What the model reads (see the module docstring). In the hidden-parts list each finding's
+    position is 1-based ``line:column`` with the column in ``encoding`` units (the editor's:
+    UTF-16 code units in VS Code), so it matches the Problems panel; the list is wrapped at
+    :data:`WRAP` columns."""
     body = reveal_text(analysis.text)
     hidden = [f for f in analysis.findings if f.hidden_text]
     if not hidden:
@@ -117,11 +135,9 @@ def model_view(analysis: Analysis) -> str:
     lines = [body.rstrip("\n"), "", "", "──── Hidden parts revealed by unveil " + "─" * 30, ""]
     doc = analysis.doc
     for f in hidden:
-        line = doc.line_of(f.start)
-        col = f.start - doc.line_span(line)[0]
-        lines.append(f"{f.rule} at {line + 1}:{col + 1} · {f.severity.label} · {f.message}")
-        for row in reveal_text(f.hidden_text or "").splitlines() or [""]:
-            lines.append("    " + row)
+        pos = doc.to_client(f.start, encoding)
+        lines.extend(_wrap(f"{f.rule} at {pos.line + 1}:{pos.character + 1} · {f.severity.label} · {f.message}", ""))
+        lines.extend(_wrap(reveal_text(f.hidden_text or ""), "    "))
         lines.append("")
     return "\n".join(lines)
 
@@ -280,7 +296,7 @@ def register(server) -> None:
         if got is None:
             return None
         analysis, version = got
-        return {"uri": uri, "version": version, "text": model_view(analysis)}
+        return {"uri": uri, "version": version, "text": model_view(analysis, ls.encoding)}
 
     @server.feature(FILE_REPORT)
     @safe()
