@@ -61,7 +61,8 @@ start_cs() {
   "security.workspace.trust.enabled": false, "telemetry.telemetryLevel": "off",
   "workbench.startupEditor": "none", "extensions.autoCheckUpdates": false, "extensions.autoUpdate": false,
   "update.mode": "none", "editor.inlayHints.enabled": "on", "chat.disableAIFeatures": true,
-  "workbench.tips.enabled": false, "git.enabled": false, "editor.hover.delay": 100
+  "workbench.tips.enabled": false, "git.enabled": false, "editor.hover.delay": 100,
+  "[markdown]": { "editor.wordWrap": "on" }
 }
 JSON
   if [[ "$name" == ui ]]; then

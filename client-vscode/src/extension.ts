@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DocumentSelector, LanguageClient, LanguageClientOptions, RevealOutputChannelOn, State } from 'vscode-languageclient/node';
 import { InvisibleDecorations } from './invisible';
-import { FILE_REPORT, FileReport, MODEL_VIEW, StatusBar, VirtualDocuments, reportMarkdown } from './report';
+import { FILE_REPORT, FileReport, MODEL_VIEW, StatusBar, VirtualDocuments, reportHtml } from './report';
 import { LAUNCH_SETTINGS, ServerChoice, ServerProblem, resolveServer } from './server';
 
 const CLIENT_ID = 'unveil';
@@ -43,6 +43,8 @@ export interface UnveilApi {
   lastReport(): FileReport | undefined;
   invisibleRuns(uri: vscode.Uri): Array<{ start: number; end: number; label: string }>;
   serverDescription(): string | undefined;
+  /** The HTML of the cost report webview last shown (for the tests). */
+  lastReportHtml(): string;
 }
 
 function applies(doc: vscode.TextDocument): boolean {
@@ -194,11 +196,18 @@ async function showModelView(docs: VirtualDocuments): Promise<vscode.TextEditor 
   const name = path.basename(doc.uri.path) || 'untitled';
   const uri = vscode.Uri.from({ scheme: VirtualDocuments.scheme, path: `/${name} (what the model reads)`, query: doc.uri.toString() });
   docs.set(uri, result.text);
-  const view = await vscode.workspace.openTextDocument(uri);
+  let view = await vscode.workspace.openTextDocument(uri);
+  // Its own language id: word wrap on by default (package.json configurationDefaults), so decoded
+  // payloads are readable without horizontal scrolling.
+  view = await vscode.languages.setTextDocumentLanguage(view, 'unveil-model');
   return vscode.window.showTextDocument(view, { viewColumn: vscode.ViewColumn.Beside, preview: true, preserveFocus: false });
 }
 
-async function showFileReport(docs: VirtualDocuments): Promise<vscode.TextEditor | undefined> {
+let reportPanel: vscode.WebviewPanel | undefined;
+let lastReportHtml = '';
+
+/** The cost table, rendered in a webview whose CSP lets nothing load (see reportHtml). */
+async function showFileReport(): Promise<vscode.WebviewPanel | undefined> {
   const doc = activeDocument();
   if (!doc) {
     return undefined;
@@ -210,10 +219,16 @@ async function showFileReport(docs: VirtualDocuments): Promise<vscode.TextEditor
     return undefined;
   }
   const name = path.basename(doc.uri.path) || 'untitled';
-  const uri = vscode.Uri.from({ scheme: VirtualDocuments.scheme, path: `/${name} cost.md`, query: doc.uri.toString() });
-  docs.set(uri, reportMarkdown(report, name));
-  const view = await vscode.workspace.openTextDocument(uri);
-  return vscode.window.showTextDocument(view, { viewColumn: vscode.ViewColumn.Beside, preview: true });
+  if (!reportPanel) {
+    reportPanel = vscode.window.createWebviewPanel('unveil.cost', `unveil cost`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      { enableScripts: false, enableCommandUris: false, enableForms: false, localResourceRoots: [] });
+    reportPanel.onDidDispose(() => { reportPanel = undefined; });
+  }
+  reportPanel.title = `unveil cost · ${name}`;
+  lastReportHtml = reportHtml(report, name);
+  reportPanel.webview.html = lastReportHtml;
+  reportPanel.reveal(vscode.ViewColumn.Beside, true);
+  return reportPanel;
 }
 
 export async function activate(ctx: vscode.ExtensionContext): Promise<UnveilApi> {
@@ -228,7 +243,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<UnveilApi>
     vscode.commands.registerCommand('unveil.showOutput', () => log.show()),
     vscode.commands.registerCommand('unveil.removeHiddenCharacters', removeHiddenCharacters),
     vscode.commands.registerCommand('unveil.showModelView', () => showModelView(docs)),
-    vscode.commands.registerCommand('unveil.showFileReport', () => showFileReport(docs)),
+    vscode.commands.registerCommand('unveil.showFileReport', () => showFileReport()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (LAUNCH_SETTINGS.some((s) => e.affectsConfiguration(s))) {
         clearTimeout(restartTimer);
@@ -261,6 +276,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<UnveilApi>
     lastReport: () => status.last,
     invisibleRuns: (uri) => decorations.shown.get(uri.toString()) ?? [],
     serverDescription: () => lastChoice,
+    lastReportHtml: () => lastReportHtml,
   };
 }
 

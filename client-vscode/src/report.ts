@@ -30,54 +30,96 @@ export interface FileReport {
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
-/** Status bar text, e.g. "$(eye) unveil C · 35 tok/session · workspace 1,234". */
+/** A short token count, as the server's inlay hints write it: 950, 1.2k, 52k, 1.2M. */
+export function shortTokens(n: number): string {
+  if (n < 1000) {
+    return String(n);
+  }
+  for (const [div, unit] of [[1e3, 'k'], [1e6, 'M'], [1e9, 'G']] as Array<[number, string]>) {
+    const tenths = Math.floor((n * 10 + div / 2) / div);
+    if (tenths < 100) {
+      return tenths % 10 ? `${Math.floor(tenths / 10)}.${tenths % 10}${unit}` : `${tenths / 10}${unit}`;
+    }
+    const whole = Math.floor((n + div / 2) / div);
+    if (whole < 1000) {
+      return `${whole}${unit}`;
+    }
+  }
+  return `${Math.round(n / 1e9)}G`;
+}
+
+/** Status bar text, e.g. "$(eye) unveil C · 35 tok/session · workspace 1.2k tok/session". */
 export function statusText(r: FileReport): string {
   const parts = [`$(eye) unveil ${r.grade}`];
   parts.push(r.tokens ? `${fmt(r.tokens.session)} tok/session` : '… tok');
   if (r.workspace) {
-    parts.push(`workspace ${fmt(r.workspace.session)}`);
+    parts.push(`workspace ${shortTokens(r.workspace.session)} tok/session`);
   }
   return parts.join(' · ');
 }
 
-/** The cost table as markdown (opened as a read-only document). */
-export function reportMarkdown(r: FileReport, name: string): string {
-  const lines = [`# unveil · ${name}`, '', `${r.kindLabel} · grade **${r.grade}** · ` +
-    `${r.findings.error} errors, ${r.findings.warning} warnings, ${r.findings.information} info`, ''];
+/** ``text`` escaped for HTML text and attribute values (every character that could start markup). */
+export function escapeHtml(text: string): string {
+  return String(text).replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The Content-Security-Policy of the cost report webview: nothing may load (no image, font,
+ * script, frame or connection), only the inline style sheet below. */
+export const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'";
+
+/** The cost table as a self-contained HTML page for a webview: every value from the file or the
+ * server (file name, headings, notes, model names) is escaped, and the CSP blocks every load, so
+ * nothing from the scanned file is ever live. */
+export function reportHtml(r: FileReport, name: string): string {
+  const e = escapeHtml;
+  const rows: string[] = [];
+  rows.push(`<h1>unveil · <code>${e(name)}</code></h1>`);
+  rows.push(`<p>${e(r.kindLabel)} · grade <strong>${e(r.grade)}</strong> · ${r.findings.error} errors, ` +
+    `${r.findings.warning} warnings, ${r.findings.information} info</p>`);
   if (!r.tokens) {
-    lines.push('Token counts are still loading.');
+    rows.push('<p>Token counts are still loading.</p>');
   } else {
-    lines.push(`**${fmt(r.tokens.session)} tok/session · ${fmt(r.tokens.invoke)} tok on invoke** ` +
-      `(${fmt(r.tokens.total)} tok in the whole file)`, '', r.tokens.basis, '');
+    rows.push(`<p class="total"><strong>${fmt(r.tokens.session)} tok/session · ${fmt(r.tokens.invoke)} tok on invoke</strong> ` +
+      `(${fmt(r.tokens.total)} tok in the whole file)</p>`, `<p>${e(r.tokens.basis)}</p>`);
     if (r.prices.length) {
-      lines.push('| Model | USD per M input tok | per session | once invoked | per 1,000 sessions |', '|---|--:|--:|--:|--:|');
+      rows.push('<table class="prices"><thead><tr><th>Model</th><th>USD per M input tok</th><th>per session</th>' +
+        '<th>once invoked</th><th>per 1,000 sessions</th></tr></thead><tbody>');
       for (const p of r.prices) {
-        lines.push(`| ${p.model} | ${p.inputPerMTok} | ${p.text.perSession} | ${p.text.perInvoke} | ${p.text.per1000Sessions} |`);
+        rows.push(`<tr><td>${e(p.model)}</td><td class="n">${e(String(p.inputPerMTok))}</td><td class="n">${e(p.text.perSession)}</td>` +
+          `<td class="n">${e(p.text.perInvoke)}</td><td class="n">${e(p.text.per1000Sessions)}</td></tr>`);
       }
+      rows.push('</tbody></table>');
       if (r.prices.some((p) => p.approx)) {
-        lines.push('', '≈: estimated for the model\'s own tokenizer from the o200k count.');
+        rows.push('<p class="note">≈: estimated for the model\'s own tokenizer from the o200k count.</p>');
       }
-      lines.push('');
     }
     if (r.tokens.sections.length) {
-      lines.push('| Line | Section | Tokens |', '|--:|---|--:|');
+      rows.push('<table class="sections"><thead><tr><th>Line</th><th>Section</th><th>Tokens</th></tr></thead><tbody>');
       for (const s of r.tokens.sections) {
-        lines.push(`| ${s.line + 1} | ${'#'.repeat(s.level)} ${s.title.replace(/\|/g, '\\|')} | ${fmt(s.tokens)} |`);
+        rows.push(`<tr><td class="n">${s.line + 1}</td><td>${e('#'.repeat(s.level) + ' ' + s.title)}</td>` +
+          `<td class="n">${fmt(s.tokens)}</td></tr>`);
       }
-      lines.push('');
+      rows.push('</tbody></table>');
     }
     for (const note of r.tokens.notes) {
-      lines.push(`> ${note}`, '');
+      rows.push(`<p class="note">${e(note)}</p>`);
     }
   }
   if (r.workspace) {
-    lines.push(`Workspace: ${fmt(r.workspace.files)} agent files, ${fmt(r.workspace.session)} tok/session, ` +
-      `${fmt(r.workspace.invoke)} tok on invoke${r.workspace.truncated ? ' (first files only)' : ''}.`);
+    rows.push(`<p>Workspace: ${fmt(r.workspace.files)} agent files, ${fmt(r.workspace.session)} tok/session, ` +
+      `${fmt(r.workspace.invoke)} tok on invoke${r.workspace.truncated ? ' (first files only)' : ''}.</p>`);
   }
-  return lines.join('\n') + '\n';
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">` +
+    `<meta http-equiv="Content-Security-Policy" content="${REPORT_CSP}">` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1"><title>unveil cost</title><style>` +
+    'body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);padding:0 1em;line-height:1.4}' +
+    'table{border-collapse:collapse;margin:.5em 0 1em}th,td{border:1px solid var(--vscode-panel-border,#8884);padding:.2em .6em}' +
+    'th{text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}.note{opacity:.8;font-style:italic}' +
+    'code{font-family:var(--vscode-editor-font-family)}' +
+    `</style></head><body>${rows.join('\n')}</body></html>`;
 }
 
-/** Read-only virtual documents: the model view and the cost table. */
+/** Read-only virtual documents: the model view. */
 export class VirtualDocuments implements vscode.TextDocumentContentProvider {
   static readonly scheme = 'unveil';
   private readonly contents = new Map<string, string>();

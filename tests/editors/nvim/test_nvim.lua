@@ -12,6 +12,9 @@
 -- for each file listed in UNVEIL_HIDDEN_FILES (comma-separated absolute paths) also
 --   HOVER on the first diagnostic, CODEACTION for it, and APPLIED after applying the first
 --   code action that carries an edit, with the diagnostics that remain.
+-- for each file in UNVEIL_NEIGHBOUR_FILES, HOVERBEFORE and HOVERAFTER with the cursor on the
+--   character just before and just after the first HID001 run (a run of tag characters draws
+--   nothing, so the cursor can only rest next to it).
 -- A missing item prints "FAIL ..."; the exit status is 1 if anything failed, 0 after "OK".
 -- Lines in the output are 1-based; columns are Neovim byte columns (0-based).
 
@@ -39,6 +42,10 @@ local ok_cmd, server_cmd = pcall(vim.json.decode, os.getenv("UNVEIL_SERVER_CMD")
 if not ok_cmd or type(server_cmd) ~= "table" then
   out("FAIL UNVEIL_SERVER_CMD must be a JSON list, e.g. [\"python\",\"-m\",\"unveil\",\"serve\"]")
   vim.cmd("cquit 2")
+end
+local neighbour = {}
+for _, f in ipairs(vim.split(os.getenv("UNVEIL_NEIGHBOUR_FILES") or "", ",", { trimempty = true })) do
+  neighbour[vim.fn.fnamemodify(f, ":p")] = true
 end
 local hidden = {}
 for _, f in ipairs(vim.split(os.getenv("UNVEIL_HIDDEN_FILES") or "", ",", { trimempty = true })) do
@@ -298,6 +305,19 @@ local function check_file(path, first)
     end
     hover_at(client, buf, tag, d.lnum, d.col)
     code_actions(client, buf, tag, d)
+  end
+  if neighbour[name] then
+    for _, x in ipairs(diags) do
+      if x.code == "HID001" then
+        for _, spot in ipairs({ { "HOVERBEFORE", x.col - 1 }, { "HOVERAFTER", x.end_col } }) do
+          local text = hover_at(client, buf, tag, x.lnum, spot[2])
+          if text then
+            out(string.format("%s %s %d:%d %s", spot[1], tag, x.lnum + 1, spot[2], flat(text)))
+          end
+        end
+        break
+      end
+    end
   end
 end
 

@@ -77,8 +77,7 @@ async function ui(page) {
     return want;
   });
   await check('status bar text', async () => {
-    const total = (bad.session + good.session).toLocaleString('en-US');
-    const want = `unveil ${bad.grade} · ${bad.session.toLocaleString('en-US')} tok/session · workspace ${total}`;
+    const want = `unveil ${bad.grade} · ${bad.session.toLocaleString('en-US')} tok/session · workspace ${EXPECT.workspace_status} tok/session`;
     const item = page.locator('.statusbar-item', { hasText: 'tok/session' }).first();
     await page.waitForFunction((w) => [...document.querySelectorAll('.statusbar-item')]
       .some((e) => e.textContent.replace(/\s+/g, ' ').includes(w)), want, { timeout: 30000 });
@@ -104,7 +103,7 @@ async function ui(page) {
     await page.keyboard.press('Control+Shift+M');
     const panel = page.locator('.markers-panel');
     await panel.waitFor({ timeout: 15000 });
-    for (const f of bad.findings) {
+    for (const f of bad.diagnostics) {
       await panel.locator('.monaco-list-row', { hasText: f.rule }).first().waitFor({ timeout: 15000 });
     }
     const rows = await panel.locator('.monaco-list-row').allTextContents();
@@ -136,6 +135,70 @@ async function ui(page) {
     return good.hints[0];
   });
   await page.screenshot({ path: path.join(ARTIFACTS, '6-benign.png') });
+
+  await hostile(page);
+  await narrow(page);
+}
+
+/** Put the cursor at 0-based (line, UTF-16 character) with "Go to Line/Column". */
+async function goTo(page, line, character) {
+  await page.keyboard.press('Control+G');
+  await page.waitForSelector('.quick-input-widget input', { timeout: 15000 });
+  await page.keyboard.type(`${line + 1}:${character + 1}`);
+  await page.keyboard.press('Enter');
+}
+
+/** Hover every finding of a hostile file (hidden images, links and HTML pointing at a beacon
+ * host) while recording every request the browser makes: none may leave the machine. */
+async function hostile(page) {
+  const file = EXPECT.hostile;
+  const outside = [];
+  const handler = (route) => {
+    const u = new URL(route.request().url());
+    if (['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname) || u.protocol === 'data:' || u.protocol === 'blob:') {
+      return route.continue();
+    }
+    outside.push(u.href);
+    return route.abort();
+  };
+  await page.context().route('**/*', handler);
+  await openFile(page, file.name, 'hostile');
+  const editor = page.locator('.editor-instance .monaco-editor').first();
+  await check('hostile file: every hover is inert, no request leaves the machine', async () => {
+    await editor.locator('.squiggly-error').first().waitFor({ timeout: 60000 });
+    let shown = 0;
+    for (const f of file.findings) {
+      await editor.click({ position: { x: 200, y: 20 } }).catch(() => undefined);
+      await goTo(page, f.start[0], f.start[1]);
+      await page.keyboard.press('Control+K');
+      await page.keyboard.press('Control+I');
+      const hover = page.locator('.monaco-hover', { hasText: f.rule }).first();
+      await hover.waitFor({ timeout: 15000 });
+      if (await hover.locator('img, a[href^="http"]').count()) throw new Error(`live image or link in the hover of ${f.rule}`);
+      if (!shown++) await page.screenshot({ path: path.join(ARTIFACTS, '8-hostile-hover.png') });
+      await page.keyboard.press('Escape');
+    }
+    await page.waitForTimeout(1000); // a late image load would show up here
+    if (outside.length) throw new Error(`requests left the machine: ${outside.join(', ')}`);
+    return `${shown} hovers, 0 outside requests (beacon ${EXPECT.beacon})`;
+  });
+  await page.context().unroute('**/*', handler);
+}
+
+/** A narrow window with word wrap on: each inlay hint label stays whole on one line. */
+async function narrow(page) {
+  const bad = EXPECT.malicious;
+  await page.setViewportSize({ width: 640, height: 850 });
+  await openFile(page, bad.name, 'testing-guidelines');
+  await check('narrow editor: inlay hint labels are short and never split', async () => {
+    const want = bad.hints[0];
+    if (want.length > 43) throw new Error(`label longer than VS Code's 43-character cut: ${want}`);
+    await page.waitForFunction((w) => [...document.querySelectorAll('.editor-instance .monaco-editor .view-line')]
+      .some((el) => el.textContent.replace(/\u00a0/g, ' ').includes(w)), want, { timeout: 30000 });
+    return want;
+  });
+  await page.screenshot({ path: path.join(ARTIFACTS, '9-narrow-inlay-hint.png') });
+  await page.setViewportSize({ width: 1400, height: 850 });
 }
 
 async function exthost(page) {

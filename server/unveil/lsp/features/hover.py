@@ -179,6 +179,12 @@ def report_price_problems(ls, problems: tuple[str, ...]) -> bool:
     return True
 
 
+def _grade_meaning(letter: str) -> str:
+    from unveil.core import grade as grading
+
+    return grading.GRADE_MEANING.get(letter, "")
+
+
 def _grade_note(analysis: Analysis) -> str:
     from unveil.core import grade as grading
 
@@ -189,7 +195,7 @@ def cost_markdown(analysis: Analysis) -> str:
     """Markdown for the summary-line hover."""
     report = analysis.tokens
     label = getattr(report, "kind_label", None) or analysis.kind
-    parts = [f"**unveil** · {label} · grade **{analysis.grade}**", _grade_note(analysis)]
+    parts = [f"**unveil** · {label} · grade **{analysis.grade}** ({_grade_meaning(analysis.grade)})"]
     if report is None:
         parts.append("Token counts are still loading.")
         return "\n\n".join(parts)
@@ -219,6 +225,7 @@ def cost_markdown(analysis: Analysis) -> str:
                 parts.append(f"_{note}_")
     for note in getattr(report, "notes", ()) or ():
         parts.append(inline(str(note)))
+    parts.append(_grade_note(analysis))
     return "\n\n".join(parts)
 
 
