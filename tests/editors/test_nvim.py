@@ -101,7 +101,7 @@ def transcript(tmp_path_factory) -> list[str]:
     (work / "transcript.txt").write_text(proc.stdout + "\n--- stderr ---\n" + proc.stderr)
     if os.environ.get("UNVEIL_NVIM_TRANSCRIPT"):  # e.g. to refresh docs/editors.md
         Path(os.environ["UNVEIL_NVIM_TRANSCRIPT"]).write_text(proc.stdout)
-    lines = proc.stdout.splitlines()
+    lines = proc.stdout.replace("\u00a0", " ").splitlines()  # inlay hint labels use no-break spaces
     assert proc.returncode == 0 and lines and lines[-1] == "OK", (
         f"nvim exited {proc.returncode}\n{proc.stdout}\n--- stderr ---\n{proc.stderr[-3000:]}"
     )
@@ -130,14 +130,14 @@ def test_benign_claude_md_has_no_error_and_costs_the_whole_file(transcript):
     from unveil.lsp.features.inlay_hints import short_tokens
 
     n = tokens.count((CORPUS / BENIGN).read_text(encoding="utf-8"))
-    summary = f"INLAY CLAUDE.md 1:11 {short_tokens(n)} tok/session · 0 tok on invoke"
+    summary = f"INLAY CLAUDE.md 1:11 {short_tokens(n)} tok per session · 0 tok on invoke"
     assert any(line.startswith(summary) for line in transcript), _lines(transcript, "INLAY", "CLAUDE.md")
     hover = [h for h in _lines(transcript, "HOVER", "CLAUDE.md") if h.startswith("HOVER CLAUDE.md 1:0 ")]
     assert hover and f"{n:,} tok/session" in hover[0] and "Sonnet 5.5" in hover[0], hover
 
 
 def test_skill_summary_sits_on_the_closing_frontmatter_fence(transcript):
-    summary = [h for h in _lines(transcript, "INLAY", "SKILL.md") if "tok/session" in h]
+    summary = [h for h in _lines(transcript, "INLAY", "SKILL.md") if "tok per session" in h]
     assert summary and summary[0].startswith("INLAY SKILL.md 5:"), summary
     assert [h for h in _lines(transcript, "HOVER", "SKILL.md") if h.startswith("HOVER SKILL.md 5:0 ")]
 

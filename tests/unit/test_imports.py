@@ -131,5 +131,5 @@ def test_disk_reader_prefers_overrides(tmp_path):
 def test_inlay_hint_after_each_import():
     a = analyze(MAIN, "/r/CLAUDE.md", reader=FILES.get)
     hints = inlay_hints(a, None, "utf-16")
-    got = [(h.position.line, h.position.character, h.label) for h in hints if str(h.label).startswith("+")]
+    got = [(h.position.line, h.position.character, h.label.replace("\u00a0", " ")) for h in hints if str(h.label).startswith("+")]
     assert got == [(2, 21, "+20 tok"), (2, 45, "+6 tok")]

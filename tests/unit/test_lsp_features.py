@@ -83,24 +83,25 @@ ALL_HINTS = Settings(inlay_hint_min_tokens=0)
 
 def test_inlay_hints_full_range_absolute_lines():
     hints = inlay_hints(make(settings=ALL_HINTS), None, "utf-16")
-    assert [(h.position.line, h.position.character, h.label) for h in hints] == [
-        (0, 7, "120 tok/session · 30 tok on invoke"),
+    assert [(h.position.line, h.position.character, h.label.replace("\u00a0", " ")) for h in hints] == [
+        (0, 7, "120 tok per session · 30 tok on invoke"),
         (2, 7, "20 tok"),
     ]
     assert hints[1].tooltip == 'Section "Part": 20 tok'
+    assert hints[0].label == "120\u00a0tok\u00a0per\u00a0session\u00a0·\u00a030\u00a0tok\u00a0on\u00a0invoke"  # never split by wrapping
 
 
 def test_inlay_hints_skip_headings_below_the_threshold():
     # default inlayHintMinTokens = 50: the 20-token heading gets no hint
     hints = inlay_hints(make(), None, "utf-16")
-    assert [(h.position.line, h.label) for h in hints] == [(0, "120 tok/session · 30 tok on invoke")]
+    assert [(h.position.line, h.label.replace("\u00a0", " ")) for h in hints] == [(0, "120 tok per session · 30 tok on invoke")]
     hints = inlay_hints(make(settings=Settings(inlay_hint_min_tokens=20)), None, "utf-16")
-    assert [(h.position.line, h.label) for h in hints] == [(0, "120 tok/session · 30 tok on invoke"), (2, "20 tok")]
+    assert [(h.position.line, h.label.replace("\u00a0", " ")) for h in hints] == [(0, "120 tok per session · 30 tok on invoke"), (2, "20 tok")]
 
 
 def test_inlay_hints_mid_document_range_keeps_absolute_lines():
     hints = inlay_hints(make(settings=ALL_HINTS), rng(1, 0, 3, 0), "utf-16")
-    assert [(h.position.line, h.position.character, h.label) for h in hints] == [(2, 7, "20 tok")]
+    assert [(h.position.line, h.position.character, h.label.replace("\u00a0", " ")) for h in hints] == [(2, 7, "20 tok")]
     assert inlay_hints(make(settings=ALL_HINTS), rng(2, 0, 2, 6), "utf-16") == []  # ends before the hint's column
 
 
@@ -110,8 +111,8 @@ def test_inlay_hints_on_frontmatter_closing_fence_and_thousands():
     a = replace(a, tokens=TokenReport(12345, 6789, "skill", "Skill", "name+description", ()))
     assert summary_line(a) == 2
     hints = inlay_hints(a, None, "utf-16")
-    assert [(h.position.line, h.position.character, h.label) for h in hints] == [
-        (2, 3, "12k tok/session · 6.8k tok on invoke")
+    assert [(h.position.line, h.position.character, h.label.replace("\u00a0", " ")) for h in hints] == [
+        (2, 3, "12k tok per session · 6789 tok on invoke")
     ]
     assert hints[0].tooltip.startswith("12,345 tok/session · 6,789 tok on invoke\nname+description")
 
@@ -246,8 +247,8 @@ def test_kind_allowed_is_hierarchical():
 
 
 @pytest.mark.parametrize("n, shown", [
-    (0, "0"), (999, "999"), (1000, "1k"), (1049, "1k"), (1050, "1.1k"), (5000, "5k"), (9949, "9.9k"),
-    (9950, "10k"), (52345, "52k"), (999_499, "999k"), (999_500, "1M"), (1_234_567, "1.2M"), (12_345_678, "12M"),
+    (0, "0"), (999, "999"), (5231, "5231"), (9999, "9999"), (10_000, "10k"), (10_499, "10k"), (10_500, "11k"),
+    (52_345, "52k"), (999_499, "999k"), (9_999_499, "9999k"), (9_999_500, "10M"), (12_345_678, "12M"),
 ])
 def test_short_tokens(n, shown):
     from unveil.lsp.features.inlay_hints import short_tokens

@@ -7,7 +7,7 @@
 -- The server is configured the way the README tells Neovim 0.11 users to (vim.lsp.config +
 -- vim.lsp.enable + vim.lsp.inlay_hint.enable). For every file on the command line it prints
 --   FILE, DIAG (one per diagnostic, or "none"), INLAY (hints from a textDocument/inlayHint
---   request), INLAY(get) (what Neovim shows) and HOVER on the line of the "tok/session" summary
+--   request), INLAY(get) (what Neovim shows) and HOVER on the line of the "tok per session" summary
 --   hint (the token cost table);
 -- for each file listed in UNVEIL_HIDDEN_FILES (comma-separated absolute paths) also
 --   HOVER on the first diagnostic, CODEACTION for it, and APPLIED after applying the first
@@ -177,7 +177,7 @@ local function inlay_hints(client, buf, tag)
         label = table.concat(parts)
       end
       out(string.format("INLAY %s %d:%d %s", tag, h.position.line + 1, h.position.character, flat(label, 200)))
-      if not summary_line and label:find("tok/session", 1, true) then
+      if not summary_line and label:gsub("\194\160", " "):find("tok per session", 1, true) then
         summary_line = h.position.line
       end
     end
@@ -289,7 +289,7 @@ local function check_file(path, first)
   if summary_line then
     hover_at(client, buf, tag, summary_line, 0)
   else
-    fail(tag .. ": no 'tok/session' summary inlay hint")
+    fail(tag .. ": no 'tok per session' summary inlay hint")
   end
   if hidden[name] then
     if #diags == 0 then

@@ -22,22 +22,27 @@ def format_tokens(n: int) -> str:
 
 
 def short_tokens(n: int) -> str:
-    """A token count short enough for an inlay hint that must not wrap in a narrow editor:
-    ``950`` → ``"950"``, ``1234`` → ``"1.2k"``, ``5000`` → ``"5k"``, ``52345`` → ``"52k"``,
-    ``1234567`` → ``"1.2M"`` (rounded half up to the digit shown; the exact count is in the
-    tooltip and the hover)."""
+    """A token count for an inlay hint, written without any character after which VS Code's word
+    wrap may break a line (``editor.wordWrapBreakAfterCharacters``: ``.``, ``,``, ``/`` … — a
+    hint like ``1.2k`` or ``1,234`` would be split in a narrow editor): below 10,000 the digits
+    (``950``, ``5231``), below 10 million whole thousands (``12k``, ``9999k``), above whole
+    millions (``12M``); rounded half up. The exact count is in the tooltip and the hover."""
     n = int(n)
-    if n < 1000:
+    if n < 10_000:
         return str(n)
-    for div, unit in ((1000, "k"), (1_000_000, "M"), (1_000_000_000, "G")):
-        tenths = (n * 10 + div // 2) // div  # n / div in tenths, rounded half up
-        if tenths < 100:
-            whole, frac = divmod(tenths, 10)
-            return f"{whole}.{frac}{unit}" if frac else f"{whole}{unit}"
-        whole = (n + div // 2) // div
-        if whole < 1000:
-            return f"{whole}{unit}"
-    return f"{(n + 500_000_000) // 1_000_000_000}G"
+    if n < 9_999_500:
+        return f"{(n + 500) // 1000}k"
+    return f"{(n + 500_000) // 1_000_000}M"
+
+
+NBSP = "\u00a0"
+
+
+def unbreakable(label: str) -> str:
+    """``label`` with its spaces as U+00A0 NO-BREAK SPACE, so an editor that wraps long lines
+    (VS Code with ``editor.wordWrap``) moves the hint whole instead of splitting it between a
+    number and its unit."""
+    return label.replace(" ", NBSP)
 
 
 def summary_text(report) -> str:
@@ -46,8 +51,11 @@ def summary_text(report) -> str:
 
 
 def summary_label(report) -> str:
-    """The summary inlay hint: :func:`summary_text` with :func:`short_tokens` counts."""
-    return f"{short_tokens(report.session)} tok/session · {short_tokens(report.invoke)} tok on invoke"
+    """The summary inlay hint, ``"N tok per session · M tok on invoke"`` with :func:`short_tokens`
+    counts: at most 41 characters (VS Code cuts labels over ``editor.inlayHints.maximumLength``,
+    43 by default) and no character a word wrap breaks after ("tok/session" would split at the
+    ``/``), so with :func:`unbreakable` spaces the hint always stays whole."""
+    return f"{short_tokens(report.session)} tok per session · {short_tokens(report.invoke)} tok on invoke"
 
 
 def summary_line(analysis: Analysis) -> int:
@@ -95,7 +103,7 @@ def inlay_hints(analysis: Analysis, rng: types.Range | None, encoding: str) -> l
         pos = line_end(doc, line, encoding)
         if rng is not None and (_before(pos, rng.start) or _before(rng.end, pos)):
             continue
-        hints.append(types.InlayHint(position=pos, label=label, padding_left=True, tooltip=tooltip))
+        hints.append(types.InlayHint(position=pos, label=unbreakable(label), padding_left=True, tooltip=tooltip))
     hints.extend(import_hints(analysis, rng, encoding))
     hints.sort(key=lambda h: (h.position.line, h.position.character))
     return hints
@@ -113,7 +121,7 @@ def import_hints(analysis: Analysis, rng: types.Range | None, encoding: str) -> 
         pos = position(analysis.doc, imp.end, encoding)
         if rng is not None and (_before(pos, rng.start) or _before(rng.end, pos)):
             continue
-        out.append(types.InlayHint(position=pos, label=f"+{format_tokens(imp.tokens)} tok", padding_left=True,
+        out.append(types.InlayHint(position=pos, label=unbreakable(f"+{short_tokens(imp.tokens)} tok"), padding_left=True,
                                    tooltip=f"{imp.path}: {format_tokens(imp.tokens)} tokens every session "
                                            "(with the files it imports)"))
     return out
