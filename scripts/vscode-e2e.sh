@@ -22,7 +22,7 @@ fi
 
 source "$ROOT/scripts/vscode-env.sh"
 CS="$E/cs/node_modules/.bin/code-server"
-VSIX="$ROOT/client-vscode/dist/unveil.vsix"
+VSIX="$ROOT/client-vscode/dist/unveil-linux-x64.vsix"  # this machine's platform
 TESTS="$ROOT/tests/editors/vscode"
 CORPUS="${UNVEIL_CORPUS:-$ROOT/../shared/corpus}"
 PORT="${CS_PORT:-8123}"

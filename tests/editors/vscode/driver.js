@@ -188,7 +188,7 @@ async function hostile(page) {
 /** A narrow window with word wrap on: each inlay hint label stays whole on one line. */
 async function narrow(page) {
   const good = EXPECT.benign; // the malicious file was changed by the quick fix above
-  await page.setViewportSize({ width: 760, height: 850 }); // a narrow editor: about 40 columns of text
+  await page.setViewportSize({ width: 840, height: 850 }); // a narrow editor: about 45 columns of text
   await openFile(page, good.name);
   await check('narrow editor: inlay hint labels are short and never split', async () => {
     const want = good.hints[0].replace(/\u00a0/g, ' ');
