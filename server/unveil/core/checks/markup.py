@@ -8,12 +8,22 @@ Rules (metadata and examples in ``rules/hidden-content.toml``; techniques T13–
 * ``HID021`` an unterminated ``<!--`` (the rest of the file disappears from the rendered view).
 * ``HID022`` reference definitions used as comments (``[//]: # (text)``), unused definitions with
   a long title, footnote definitions nothing refers to (not rendered).
-* ``HID023`` HTML hidden from the reader: ``hidden``, CSS hiding, collapsed ``<details>``,
-  script/style/template/noscript text, processing instructions, declarations, CDATA.
+* ``HID023`` HTML hidden from the reader: ``hidden``, CSS hiding judged by tinycss2
+  (:mod:`unveil.core.css`; ``style`` attributes and ``<style>`` rules), collapsed ``<details>``,
+  script/style/template/noscript text, processing instructions, declarations, CDATA. The
+  elements come from the markdown layer's single linear pass over the HTML.
 * ``HID024`` prose carried only in attributes (alt, title, aria-*, data-*) and in markdown image
   alt text and link/image titles.
 * ``HID025`` fence info strings beyond the language word.
 * ``HID026`` character references that decode to invisible or format characters.
+* ``HID027`` YAML ``#`` comments and HTML comments inside the frontmatter, by content.
+* ``HID028`` duplicate reference definitions (the second never renders; CommonMark keeps the first).
+
+Besides these findings, every hidden region the markdown layer finds (``MarkdownLayer.hidden_spans``:
+frontmatter comments, link titles, image alt text, reference definitions and duplicates, unused
+footnotes, collapsed ``<details>`` bodies, text attributes, elements hidden by ``hidden``, CSS or
+their tag) is marked hidden by :func:`unveil.core.context.regions`, so every directive rule grades
+what it says, one step higher than in prose.
 
 Everything works from :class:`unveil.core.markdown.MarkdownLayer` (one CommonMark parse per
 analysis); nothing is found by running a regex over the whole file, so constructs inside code
@@ -54,6 +64,7 @@ def check(ctx) -> Iterable[Finding]:
         return []
     out: list[Finding] = []
     out += _comments(ctx)
+    out += _frontmatter_comments(ctx)
     out += _references(ctx)
     out += _html(ctx)
     out += _markdown_attrs(ctx)
@@ -318,6 +329,19 @@ def _references(ctx) -> list[Finding]:
             sev = Severity.ERROR if v.level == "instruction" else Severity.WARNING
             lead = "tells the model" if v.level == "instruction" else "carries text nobody sees"
             msg = f"Unused reference definition [{ref.label.lower()}] (renders to nothing) {lead}: “{_preview(title)}”{_signals(v) if v.level == 'instruction' else ''}"
+        elif not ref.used and _label_dest_text(doc, ref):
+            text = _label_dest_text(doc, ref)
+            v = classify(text)
+            if v.level == "instruction":
+                sev = Severity.ERROR
+            elif v.level == "prose":
+                sev = Severity.WARNING
+            else:
+                continue
+            lead = "tells the model" if v.level == "instruction" else "carries text nobody sees"
+            msg = (f"Unused reference definition renders to nothing; its label and destination {lead}: "
+                   f"“{_preview(text)}”{_signals(v) if v.level == 'instruction' else ''}")
+            title = text
         else:
             continue
         phrase, ntok = _token_phrase(title)
@@ -329,6 +353,8 @@ def _references(ctx) -> list[Finding]:
             Finding("HID022", sev, ref.start, ref.end, msg, hidden_text=title, fixes=fixes, tokens=ntok,
                     data={"verdict": v.level, "signals": list(v.signals), "label": ref.label})
         )
+    for ref in md.duplicate_references:
+        out.append(_duplicate_definition(doc, ref))
     for fn in md.footnotes:
         if fn.used:
             continue
@@ -346,6 +372,90 @@ def _references(ctx) -> list[Finding]:
                     fixes=(_remove_fix(doc, fn.start, fn.end, "Remove footnote"),),
                     data={"verdict": v.level, "signals": list(v.signals), "footnote": fn.label})
         )
+    return out
+
+
+_REFDEF_LABEL = re.compile(r"\[((?:[^\]\\]|\\.){0,999})\]:")
+
+
+def _label_dest_text(doc, ref) -> str:
+    """The words a definition's label and destination carry (``""`` when they look like an
+    ordinary short label and URL): a label of four words or more, or a destination that reads
+    as text once percent-decoded (spaces, four words or more)."""
+    from urllib.parse import unquote
+
+    m = _REFDEF_LABEL.match(doc.text, ref.start, ref.end)
+    label = m.group(1) if m else ref.label
+    dest = unquote(ref.href or "")
+    parts = []
+    if len(label.split()) >= 4:
+        parts.append(label)
+    if len(dest.split()) >= 4:
+        parts.append(dest)
+    return " ".join(parts)
+
+
+def _duplicate_definition(doc, ref) -> Finding:
+    """HID028: a second definition of a label already defined (CommonMark uses the first; this
+    one renders to nothing and no link can reach it)."""
+    from urllib.parse import unquote
+
+    m = _REFDEF_LABEL.match(doc.text, ref.start, ref.end)
+    label = m.group(1) if m else ref.label
+    text = " ".join(x for x in (label, unquote(ref.href or ""), ref.title.strip()) if x)
+    v = classify(text)
+    if v.level == "instruction":
+        sev = Severity.ERROR
+    elif v.level == "prose" or len(ref.title.strip()) > 40:
+        sev = Severity.WARNING
+    else:
+        sev = Severity.INFO
+    lead = "tells the model" if v.level == "instruction" else "carries"
+    msg = (f"Duplicate reference definition [{label}]: CommonMark uses the first definition, so this one "
+           f"renders to nothing and no link reaches it; it {lead}: “{_preview(text)}”")
+    if v.level == "instruction":
+        msg += _signals(v)
+    phrase, ntok = _token_phrase(text)
+    return Finding("HID028", sev, ref.start, ref.end, msg, hidden_text=text, tokens=ntok,
+                   fixes=(_remove_fix(doc, ref.start, ref.end, "Remove duplicate definition"),),
+                   data={"verdict": v.level, "signals": list(v.signals), "label": ref.label})
+
+
+# -- HID027: comments inside frontmatter -----------------------------------------------------------
+
+
+def _frontmatter_comments(ctx) -> list[Finding]:
+    """HID027 for each YAML ``#`` comment and HTML comment inside the frontmatter, by content:
+    an instruction with a strong or risky signal → error, another instruction → warning, prose →
+    info; short notes (``# optional``) are not reported."""
+    doc, md = ctx.doc, ctx.markdown
+    out: list[Finding] = []
+    for c in md.frontmatter_comments:
+        raw = doc.text[c.start : c.end]
+        if c.kind == "frontmatter-html-comment":
+            body = raw[4:-3] if raw.endswith("-->") else raw[4:]
+            what = "HTML comment in the frontmatter"
+        else:
+            body = raw[1:]
+            what = "YAML comment in the frontmatter"
+        text = body.strip()
+        if not text or is_pragma(text):
+            continue
+        v = classify(text)
+        if v.level == "instruction":
+            sev = Severity.ERROR if _risky(v) else Severity.WARNING
+        elif v.level == "prose" and _prose_value(text):
+            sev = Severity.INFO
+        else:
+            continue
+        lead = "tells the model" if v.level == "instruction" else "carries"
+        msg = f"{what} (no rendered view shows it; the model reads the raw file) {lead}: “{_preview(text)}”"
+        if v.level == "instruction":
+            msg += _signals(v)
+        phrase, ntok = _token_phrase(text)
+        out.append(Finding("HID027", sev, c.start, c.end, msg, hidden_text=text, tokens=ntok,
+                           fixes=(_remove_fix(doc, c.start, c.end, "Remove comment"),),
+                           data={"verdict": v.level, "signals": list(v.signals), "kind": c.kind}))
     return out
 
 
