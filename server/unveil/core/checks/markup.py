@@ -424,10 +424,16 @@ def _duplicate_definition(doc, ref) -> Finding:
 # -- HID027: comments inside frontmatter -----------------------------------------------------------
 
 
+FRONTMATTER_PROSE_WORDS = 25
+"""Words of plain prose from which a frontmatter comment is reported (info); shorter notes
+("# Standard tools for file reading") are common and only graded by the directive rules."""
+
+
 def _frontmatter_comments(ctx) -> list[Finding]:
     """HID027 for each YAML ``#`` comment and HTML comment inside the frontmatter, by content:
-    an instruction with a strong or risky signal → error, another instruction → warning, prose →
-    info; short notes (``# optional``) are not reported."""
+    an instruction with a strong signal (override, concealment, role marker) → error, another
+    instruction → warning, prose of :data:`FRONTMATTER_PROSE_WORDS` words or more → info; other
+    comments are not reported (the directive rules still grade them as hidden text)."""
     doc, md = ctx.doc, ctx.markdown
     out: list[Finding] = []
     for c in md.frontmatter_comments:
@@ -443,8 +449,8 @@ def _frontmatter_comments(ctx) -> list[Finding]:
             continue
         v = classify(text)
         if v.level == "instruction":
-            sev = Severity.ERROR if _risky(v) else Severity.WARNING
-        elif v.level == "prose" and _prose_value(text):
+            sev = Severity.ERROR if v.strong else Severity.WARNING
+        elif v.level == "prose" and len(text.split()) >= FRONTMATTER_PROSE_WORDS:
             sev = Severity.INFO
         else:
             continue
