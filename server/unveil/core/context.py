@@ -217,8 +217,11 @@ def _own_code_spans(text: str) -> list[tuple[int, int]]:
 def regions(text: str, markdown=None, view: ModelView | None = None) -> Regions:
     """Compute :class:`Regions` for ``text``. Uses the markdown layer's ``frontmatter``,
     ``code``, ``headings`` and any hidden-span list it exposes (``hidden``, ``html_comments``,
-    ``comments``, ``refdef_comments``, ``hidden_spans``), and fills gaps with local detection.
-    Never raises."""
+    ``comments``, ``refdef_comments``, and ``hidden_spans``: frontmatter comments, link titles,
+    alt text, reference definitions and duplicates, unused footnotes, hidden HTML elements, text
+    attributes; ``details`` spans go to :attr:`Regions.collapsed`), and fills gaps with local
+    detection. Hidden spans are merged into a sorted disjoint union (nested spans would
+    otherwise hide an outer span from the lookup). Never raises."""
     fm = None
     md_fm = getattr(markdown, "frontmatter", None)
     if md_fm is not None:

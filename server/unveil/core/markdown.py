@@ -14,6 +14,25 @@ the checks need (``backticks``, ``html_inline``, ``link``, ``image``, ``entity``
 are mapped back to the source through the block's lines (each content line is a suffix of its
 source line once indentation, blockquote and list markers are removed). Nothing is located by
 searching the whole file, so a comment inside a code span or fence is never taken for a comment.
+
+Hidden regions. Besides the constructs, the layer lists every stretch of source the model reads
+but a rendered view does not show, as :class:`HiddenSpan` (``hidden_spans``, kinds in
+:data:`HIDDEN_KINDS`): YAML ``#`` comments and HTML comments in the frontmatter (located with
+ruamel.yaml's scanner, :func:`unveil.core.frontmatter.comment_spans`), link and image titles
+(inside their quotes), image alt text, every reference definition (label, destination and
+title; markdown-it's ``inline_definitions`` option gives a ``definition`` token per definition,
+so a *duplicate* one — CommonMark keeps the first — is found from the token stream), unused
+footnotes, collapsed ``<details>`` bodies, text attributes (``title``, ``alt``, ``aria-label``,
+``data-*`` …) and elements hidden by the ``hidden`` attribute, by CSS (judged by tinycss2 in
+:mod:`unveil.core.css`, ``style`` attributes and ``<style>`` rules) or by their tag
+(``<template>``, ``<noscript>`` …). :func:`unveil.core.context.regions` marks them hidden, so every
+rule grades what they say with the hidden raise.
+
+Raw HTML is parsed once (:func:`_html_pass`): one ``html.parser`` pass per HTML chunk and one
+stack across the document, O(tags) overall — end tags of elements that are not open cost O(1),
+only the outermost hidden element (and outermost collapsed ``<details>``) is recorded, and content
+indexes map to document offsets by binary search (issue 9 item 9: ``'<details>x' * 2000`` took
+8 s and 10,000 nested ``<details>`` 319 s before).
 """
 
 from __future__ import annotations
@@ -856,7 +875,7 @@ def _html_pass(doc: Document, layer: MarkdownLayer) -> None:
                 if kind == "startend" or tag in VOID_TAGS:
                     continue
                 inherited = stack[-1]["bg"] if stack else PAGE_BACKGROUND
-                hkind, reason, bg = _element_hidden(tag, amap, sheet, inherited)
+                hkind, reason, bg = element_hidden(tag, amap, sheet, inherited)
                 hard = hkind is not None
                 is_details = tag == "details" and "open" not in amap and not hard
                 e = {"tag": tag, "start": a, "open_end": b, "attrs": tuple(amap.items())[:16], "bg": bg,
@@ -892,8 +911,13 @@ def _html_pass(doc: Document, layer: MarkdownLayer) -> None:
     layer.hidden_elements = out
 
 
-def _element_hidden(tag: str, amap: dict[str, str], sheet, inherited):
-    """``(kind, reason, background)`` for an element: ``kind`` ``None`` when it is shown."""
+def element_hidden(tag: str, amap: dict[str, str], sheet, inherited):
+    """Whether an element is hidden from the reader: ``(kind, reason, background)``.
+
+    ``amap`` is its attributes (lower-case names), ``sheet`` a :class:`unveil.core.css.StyleSheet`
+    of the document's ``<style>`` rules, ``inherited`` the parent's background ``(r, g, b, a)``.
+    ``kind`` is ``"attribute"``, ``"css"``, ``"nondisplay"``, ``"fallback"`` or ``None`` (shown);
+    ``background`` is the element's own background or the inherited one (for its children)."""
     from unveil.core import css
 
     decls = sheet.declarations_for(tag, amap) if sheet.rules else []

@@ -472,10 +472,10 @@ def hidden_reason(tag: str, attrs: dict[str, str | None]) -> str | None:
     ``style`` judged by :mod:`unveil.core.css`, ``<font color>``), or ``None``. The document's
     ``<style>`` rules are taken into account by the markdown layer, not here."""
     from unveil.core import css
-    from unveil.core.markdown import PAGE_BACKGROUND, _element_hidden
+    from unveil.core.markdown import PAGE_BACKGROUND, element_hidden
 
     amap = {k.lower(): (v or "") for k, v in attrs.items()}
-    kind, reason, _bg = _element_hidden(tag, amap, css.StyleSheet([]), PAGE_BACKGROUND)
+    kind, reason, _bg = element_hidden(tag, amap, css.StyleSheet([]), PAGE_BACKGROUND)
     return reason if kind in ("attribute", "css") else None
 
 
