@@ -759,8 +759,7 @@ def mask_comments(content: str) -> str:
 
 def _chunk_events(chunk: HtmlChunk) -> list[tuple]:
     """``(kind, tag, attrs, i, j, raw)`` for each start/end tag of ``chunk`` (content indexes;
-    ``kind`` ``"start"``, ``"startend"``, ``"end"``, or ``"data"`` for the text of a
-    ``<style>`` element, ``raw`` then being that text). One pass of the standard library's
+    ``kind`` ``"start"``, ``"startend"`` or ``"end"``). One pass of the standard library's
     ``html.parser`` over the chunk (comments masked)."""
     from html.parser import HTMLParser
 
@@ -787,11 +786,6 @@ def _chunk_events(chunk: HtmlChunk) -> list[tuple]:
             i = self._index()
             j = masked.find(">", i)
             events.append(("end", tag, None, i, (j + 1) if j >= 0 else len(masked), ""))
-
-        def handle_data(self, data):
-            if self.cdata_elem == "style":
-                i = self._index()
-                events.append(("data", "style", None, i, i + len(data), data))
 
     p = P(convert_charrefs=False)
     try:
@@ -826,11 +820,22 @@ def _html_pass(doc: Document, layer: MarkdownLayer) -> None:
 
     chunks = sorted(layer.html, key=lambda h: h.start)
     all_events = [(chunk, _chunk_events(chunk)) for chunk in chunks]
+    # <style> rules apply to the whole document: read them first. The CSS is the source between
+    # <style …> and the next </style>, so a <style> written inline in a paragraph (its CSS then
+    # being paragraph text, not part of any HTML chunk) counts too.
     sheet = css.StyleSheet([])
-    for _chunk, events in all_events:
-        for ev in events:
-            if ev[0] == "data":
-                sheet.extend(css.StyleSheet.parse(ev[5]))
+    style_open: int | None = None
+    for chunk, events in all_events:
+        for kind, tag, _attrs, i, j, _raw in events:
+            if tag != "style":
+                continue
+            if kind == "start" and style_open is None:
+                style_open = chunk.offset_of(j)
+            elif kind == "end" and style_open is not None:
+                sheet.extend(css.StyleSheet.parse(doc.text[style_open : chunk.offset_of(i)]))
+                style_open = None
+    if style_open is not None:
+        sheet.extend(css.StyleSheet.parse(doc.text[style_open:]))
     stack: list[dict] = []
     open_count: dict[str, int] = {}
     hard_depth = 0  # open elements that are hidden outright
@@ -855,8 +860,6 @@ def _html_pass(doc: Document, layer: MarkdownLayer) -> None:
 
     for chunk, events in all_events:
         for kind, tag, attrs, i, j, raw in events:
-            if kind == "data":
-                continue
             a, b = chunk.offset_of(i), chunk.offset_of(j)
             if kind in ("start", "startend"):
                 amap = {k.lower(): (v if v is not None else "") for k, v in attrs}
