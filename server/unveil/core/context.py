@@ -134,6 +134,9 @@ class Regions:
     code: list[tuple[int, int]]
     hidden: list[tuple[int, int]]
     headings: list[tuple[int, int, str]]  # (offset of heading line, level, title)
+    collapsed: list[tuple[int, int]] = field(default_factory=list)
+    """Text shown only after a click (collapsed ``<details>`` bodies): hidden, except that code
+    inside stays code (shown literally once expanded)."""
 
     def _inside(self, spans: Sequence[tuple[int, int]], offset: int) -> tuple[int, int] | None:
         starts = [s for s, _ in spans]
@@ -153,13 +156,15 @@ class Regions:
 
     def region(self, offset: int) -> str:
         """``"hidden"``, ``"frontmatter"``, ``"code"`` or ``"prose"`` for an original offset
-        (first that applies, in that order)."""
+        (first that applies, in that order; a collapsed span counts as hidden outside code)."""
         if self._inside(self.hidden, offset):
             return "hidden"
         if self.frontmatter and self.frontmatter[0] <= offset < self.frontmatter[1]:
             return "frontmatter"
         if self._inside(self.code, offset):
             return "code"
+        if self.collapsed and self._inside(self.collapsed, offset):
+            return "hidden"
         return "prose"
 
     def heading_before(self, offset: int) -> tuple[int, int, str] | None:
@@ -212,8 +217,11 @@ def _own_code_spans(text: str) -> list[tuple[int, int]]:
 def regions(text: str, markdown=None, view: ModelView | None = None) -> Regions:
     """Compute :class:`Regions` for ``text``. Uses the markdown layer's ``frontmatter``,
     ``code``, ``headings`` and any hidden-span list it exposes (``hidden``, ``html_comments``,
-    ``comments``, ``refdef_comments``, ``hidden_spans``), and fills gaps with local detection.
-    Never raises."""
+    ``comments``, ``refdef_comments``, and ``hidden_spans``: frontmatter comments, link titles,
+    alt text, reference definitions and duplicates, unused footnotes, hidden HTML elements, text
+    attributes; ``details`` spans go to :attr:`Regions.collapsed`), and fills gaps with local
+    detection. Hidden spans are merged into a sorted disjoint union (nested spans would
+    otherwise hide an outer span from the lookup). Never raises."""
     fm = None
     md_fm = getattr(markdown, "frontmatter", None)
     if md_fm is not None:
@@ -236,8 +244,15 @@ def regions(text: str, markdown=None, view: ModelView | None = None) -> Regions:
         return False
 
     hidden: list[tuple[int, int]] = []
-    for name in ("hidden", "html_comments", "comments", "refdef_comments", "hidden_spans"):
+    collapsed: list[tuple[int, int]] = []
+    for name in ("hidden", "html_comments", "comments", "refdef_comments"):
         hidden.extend(_spans(getattr(markdown, name, None) or ()))
+    # the markdown layer's hidden spans (YAML and HTML comments in frontmatter, link titles,
+    # alt text, reference definitions, unused footnotes, hidden HTML, attributes); collapsed
+    # <details> bodies are kept apart (code inside them stays code)
+    for hs in getattr(markdown, "hidden_spans", None) or ():
+        span = _spans((hs,))
+        (collapsed if getattr(hs, "kind", "") == "details" else hidden).extend(span)
     # reference definitions render to nothing: unused ones (and comment-shaped lines inside
     # paragraphs, which other renderers hide) carry text only the model reads
     for r in getattr(markdown, "references", None) or ():
@@ -256,7 +271,8 @@ def regions(text: str, markdown=None, view: ModelView | None = None) -> Regions:
                 hidden.append((m.start(), m.end()))
     if view is not None:
         hidden.extend(view.tag_runs)
-    hidden.sort()
+    hidden = _union(hidden)
+    collapsed = _union(collapsed)
 
     headings: list[tuple[int, int, str]] = []
     md_heads = getattr(markdown, "headings", None) or []
@@ -271,7 +287,20 @@ def regions(text: str, markdown=None, view: ModelView | None = None) -> Regions:
         for m in _ATX.finditer(text):
             if not in_code(m.start()) and not (fm and fm[0] <= m.start() < fm[1]):
                 headings.append((m.start(), len(m.group(1)), m.group(2)))
-    return Regions(fm, code, hidden, headings)
+    return Regions(fm, code, hidden, headings, collapsed)
+
+
+def _union(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted, disjoint union of ``spans`` (nested and overlapping spans merged), so a lookup
+    by start offset never misses an outer span that began before inner ones."""
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            if e > out[-1][1]:
+                out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
 
 
 # --------------------------------------------------------------------------------------------

@@ -234,3 +234,58 @@ def parse(text: str) -> Frontmatter:
         )
     except Exception as exc:  # noqa: BLE001 - never raise on any text
         return Frontmatter(error=f"frontmatter not parsed: {type(exc).__name__}: {exc}")
+
+
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_YAML_COMMENT = re.compile(r"(?:^|(?<=[ \t]))#", re.M)
+_EOL = re.compile(r"[\r\n]")
+
+
+def comment_spans(yaml_text: str, offset: int = 0) -> list[tuple[int, int, str]]:
+    """Comments in frontmatter YAML that a model reads and a rendered view drops, as
+    ``(start, end, kind)`` code-point spans (``offset`` added): ``kind`` is
+    ``"frontmatter-comment"`` for a YAML comment (``#`` at a line start or after a space or tab,
+    outside any scalar, through the end of its line) and ``"frontmatter-html-comment"`` for an
+    ``<!-- … -->`` (or an unterminated ``<!--`` to the end of the YAML) anywhere in it.
+
+    Scalars are located with ruamel.yaml's scanner (so ``"a # b"``, block scalars and
+    ``http://x#y`` are not comments). When the YAML does not scan, the scalars found before the
+    error are used and the rest is read line by line. Never raises."""
+    out: list[tuple[int, int, str]] = []
+    for m in _HTML_COMMENT.finditer(yaml_text):
+        out.append((offset + m.start(), offset + m.end(), "frontmatter-html-comment"))
+    if "#" not in yaml_text:
+        return out
+    scalars: list[tuple[int, int]] = []
+    scanned_to = len(yaml_text)
+    try:
+        from ruamel.yaml import YAML
+        from ruamel.yaml.tokens import ScalarToken
+
+        for tok in YAML(typ="safe", pure=True).scan(yaml_text):
+            if isinstance(tok, ScalarToken):
+                scalars.append((tok.start_mark.index, tok.end_mark.index))
+    except Exception:  # noqa: BLE001 - invalid YAML: keep what was scanned
+        scanned_to = scalars[-1][1] if scalars else 0
+    k = 0
+    done_to = -1
+    for m in _YAML_COMMENT.finditer(yaml_text):
+        i = m.start()
+        if i < done_to:
+            continue  # inside a comment already found on this line
+        while k < len(scalars) and scalars[k][1] <= i:
+            k += 1
+        if k < len(scalars) and scalars[k][0] <= i < scalars[k][1]:
+            continue  # inside a scalar
+        if i >= scanned_to:
+            # past a scan error: only whole-line comments and " #" after a plain value
+            line_start = yaml_text.rfind("\n", 0, i) + 1
+            before = yaml_text[line_start:i]
+            if before.strip() and (before.count('"') % 2 or before.count("'") % 2):
+                continue
+        eol = _EOL.search(yaml_text, i)
+        end = eol.start() if eol else len(yaml_text)
+        done_to = end
+        out.append((offset + i, offset + end, "frontmatter-comment"))
+    out.sort()
+    return out

@@ -14,6 +14,25 @@ the checks need (``backticks``, ``html_inline``, ``link``, ``image``, ``entity``
 are mapped back to the source through the block's lines (each content line is a suffix of its
 source line once indentation, blockquote and list markers are removed). Nothing is located by
 searching the whole file, so a comment inside a code span or fence is never taken for a comment.
+
+Hidden regions. Besides the constructs, the layer lists every stretch of source the model reads
+but a rendered view does not show, as :class:`HiddenSpan` (``hidden_spans``, kinds in
+:data:`HIDDEN_KINDS`): YAML ``#`` comments and HTML comments in the frontmatter (located with
+ruamel.yaml's scanner, :func:`unveil.core.frontmatter.comment_spans`), link and image titles
+(inside their quotes), image alt text, every reference definition (label, destination and
+title; markdown-it's ``inline_definitions`` option gives a ``definition`` token per definition,
+so a *duplicate* one — CommonMark keeps the first — is found from the token stream), unused
+footnotes, collapsed ``<details>`` bodies, text attributes (``title``, ``alt``, ``aria-label``,
+``data-*`` …) and elements hidden by the ``hidden`` attribute, by CSS (judged by tinycss2 in
+:mod:`unveil.core.css`, ``style`` attributes and ``<style>`` rules) or by their tag
+(``<template>``, ``<noscript>`` …). :func:`unveil.core.context.regions` marks them hidden, so every
+rule grades what they say with the hidden raise.
+
+Raw HTML is parsed once (:func:`_html_pass`): one ``html.parser`` pass per HTML chunk and one
+stack across the document, O(tags) overall — end tags of elements that are not open cost O(1),
+only the outermost hidden element (and outermost collapsed ``<details>``) is recorded, and content
+indexes map to document offsets by binary search (issue 9 item 9: ``'<details>x' * 2000`` took
+8 s and 10,000 nested ``<details>`` 319 s before).
 """
 
 from __future__ import annotations
@@ -61,8 +80,13 @@ class HtmlChunk:
     line_offsets: tuple[int, ...] = ()
 
     def offset_of(self, index: int) -> int:
-        """Document offset of code point ``index`` of :attr:`content` (clamped)."""
-        return _map_index(self.content, self.line_offsets, index, self.start)
+        """Document offset of code point ``index`` of :attr:`content` (clamped). O(log lines):
+        the newline index of :attr:`content` is computed once and cached."""
+        nl = self.__dict__.get("_nl")
+        if nl is None:
+            nl = _newlines(self.content)
+            object.__setattr__(self, "_nl", nl)
+        return _map_index(self.content, self.line_offsets, index, self.start, nl)
 
     def comment_spans(self):
         """Yield ``(i, j, body, terminated)`` for each HTML comment in :attr:`content`: content
@@ -125,6 +149,12 @@ class Link:
     href: str
     title: str
     text: str
+    text_span: Span | None = None
+    """Where the link text / image alt is in the source (between the brackets)."""
+    title_span: Span | None = None
+    """Where an inline link's or image's title is in the source (inside its quotes or
+    parentheses); ``None`` without a title or for reference-style links (the title is then in
+    the reference definition)."""
 
 
 @dataclass(frozen=True)
@@ -150,6 +180,75 @@ class Footnote:
     used: bool
 
 
+@dataclass(frozen=True)
+class HiddenSpan:
+    """Source text the model reads but the rendered view does not show: ``[start, end)`` in
+    code points, ``kind`` one of :data:`HIDDEN_KINDS`, ``detail`` a short reason (e.g. the CSS
+    declaration that hides an element)."""
+
+    start: int
+    end: int
+    kind: str
+    detail: str = ""
+
+
+HIDDEN_KINDS = {
+    "frontmatter-comment": "a YAML comment (# …) in the frontmatter",
+    "frontmatter-html-comment": "an HTML comment in the frontmatter",
+    "link-title": "a link or image title (a tooltip at most)",
+    "image-alt": "image alt text (shown only when the image fails to load)",
+    "reference-definition": "a link reference definition: label, destination and title render to nothing",
+    "duplicate-reference-definition": "a second definition of a label (CommonMark keeps the first; this one is never used)",
+    "unused-footnote": "a footnote definition nothing refers to (not rendered)",
+    "details": "the body of a collapsed <details> (hidden until the reader clicks)",
+    "attribute": "an HTML attribute value (title, alt, aria-label, data-* …)",
+    "html": "an HTML element hidden by an attribute, CSS or its tag (hidden, display:none, <template> …)",
+}
+"""The kinds of :class:`HiddenSpan`. ``details`` is *collapsed* (shown after a click); the
+others are never displayed."""
+COLLAPSED_KINDS = frozenset({"details"})
+
+
+@dataclass(frozen=True)
+class HiddenElement:
+    """An HTML element whose content the reader does not see (outermost only: an element inside
+    another hidden element, or a collapsed ``<details>`` inside another, is part of the outer one).
+
+    * ``[start, open_end)`` the start tag; ``[body_start, body_end)`` the hidden content (for a
+      ``<details>`` after its ``</summary>``); ``end`` after the end tag (the end of the document
+      when it is never closed).
+    * ``kind`` — ``"details"`` (collapsed), ``"attribute"`` (``hidden``), ``"css"``
+      (``style``/``<style>``/``<font color>``), ``"nondisplay"`` (``<script>``, ``<template>``,
+      ``<noscript>`` …) or ``"fallback"`` (``<video>``/``<object>`` fallback text).
+    * ``reason`` — human-readable, e.g. ``"style opacity: 0.01"``.
+    """
+
+    tag: str
+    start: int
+    open_end: int
+    body_start: int
+    body_end: int
+    end: int
+    kind: str
+    reason: str
+    attrs: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class HtmlAttr:
+    """A text-carrying attribute (:data:`TEXT_ATTRS`, ``aria-*``, ``data-*``) of an HTML start
+    tag: ``value`` with character references decoded, ``[start, end)`` the value in the source
+    (the whole tag when it could not be located), ``[tag_start, tag_end)`` the start tag."""
+
+    tag: str
+    name: str
+    value: str
+    start: int
+    end: int
+    tag_start: int
+    tag_end: int
+
+
 @dataclass
 class MarkdownLayer:
     """Parse results the checks and the cost model share.
@@ -168,6 +267,13 @@ class MarkdownLayer:
     * ``paragraph_definitions`` — lines inside a paragraph shaped like a comment-style reference
       definition (``[//]: # (text)``). CommonMark renders them as text (a definition cannot
       interrupt a paragraph) but other renderers hide them, and the author meant them hidden.
+    * ``duplicate_references`` — definitions of a label already defined (never used).
+    * ``frontmatter_comments`` — YAML ``#`` comments and HTML comments inside the frontmatter.
+    * ``hidden_elements`` — HTML elements hidden from the reader (:class:`HiddenElement`).
+    * ``html_attrs`` — text-carrying HTML attributes (:class:`HtmlAttr`).
+    * ``hidden_spans`` — every :class:`HiddenSpan` above and from links, images, definitions and
+      footnotes, sorted; :func:`unveil.core.context.regions` marks them hidden so every rule
+      grades what they say.
     * ``error`` — ``None``, or why the parse stopped early (the fields hold what was found).
     """
 
@@ -183,6 +289,11 @@ class MarkdownLayer:
     entities: list[Entity] = field(default_factory=list)
     footnotes: list[Footnote] = field(default_factory=list)
     paragraph_definitions: list[RefDef] = field(default_factory=list)
+    duplicate_references: list[RefDef] = field(default_factory=list)
+    frontmatter_comments: list[HiddenSpan] = field(default_factory=list)
+    hidden_elements: list[HiddenElement] = field(default_factory=list)
+    html_attrs: list[HtmlAttr] = field(default_factory=list)
+    hidden_spans: list[HiddenSpan] = field(default_factory=list)
     error: str | None = None
     _starts: list[int] | None = field(default=None, repr=False, compare=False)
 
@@ -202,6 +313,7 @@ class MarkdownLayer:
 # -- parser ------------------------------------------------------------------------------
 
 _POS_KEY = "unveil_pos"
+_PARTS_KEY = "unveil_link_parts"
 _ENV_ENTITIES = "unveil_entities"
 _ENV_USED = "unveil_used_refs"
 _md = None
@@ -232,9 +344,43 @@ def _wrap(name, fn):
             tok.meta[_POS_KEY] = (start, state.pos, state.src)
             if name in ("link", "image"):
                 _note_reference_use(state, start)
+                tok.meta[_PARTS_KEY] = _link_parts(state, start, name == "image")
         return ok
 
     return rule
+
+
+def _link_parts(state, start: int, image: bool):
+    """``(label_start, label_end, title_start, title_end)`` as indexes into ``state.src`` for a
+    link or image that was just parsed from ``start`` (title ``-1, -1`` when there is none or
+    the link is reference-style), using markdown-it's own label/destination/title helpers."""
+    from markdown_it.helpers import parseLinkDestination, parseLinkLabel, parseLinkTitle
+
+    end = state.pos
+    lab0 = start + (2 if image else 1)
+    try:
+        label_end = parseLinkLabel(state, lab0 - 1, not image)
+    finally:
+        state.pos = end
+    if label_end < 0:
+        return (lab0, lab0, -1, -1)
+    src = state.src
+    pos = label_end + 1
+    t0 = t1 = -1
+    if pos < end and src[pos] == "(":
+        pos += 1
+        while pos < end and src[pos] in " \t\n":
+            pos += 1
+        dest = parseLinkDestination(src, pos, end)
+        if dest.ok:
+            pos = dest.pos
+        while pos < end and src[pos] in " \t\n":
+            pos += 1
+        if pos < end and src[pos] in "\"'(":
+            res = parseLinkTitle(src, pos, end)
+            if res.ok and res.pos > pos + 1:
+                t0, t1 = pos + 1, res.pos - 1
+    return (lab0, label_end, t0, t1)
 
 
 def _note_reference_use(state, start: int) -> None:
@@ -261,7 +407,9 @@ def _parser():
         from mdit_py_plugins.footnote import footnote_plugin
         from mdit_py_plugins.front_matter import front_matter_plugin
 
-        md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+        # inline_definitions: a `definition` token (with its line map) for every reference
+        # definition, the duplicates included, so unused and duplicate ones can be located
+        md = MarkdownIt("commonmark", {"inline_definitions": True}).enable(["table", "strikethrough"])
         md.use(front_matter_plugin).use(footnote_plugin)
         for rule in list(md.inline.ruler.__rules__):
             if rule.name in ("backticks", "html_inline", "link", "image", "entity"):
@@ -305,14 +453,31 @@ def _content_line_offsets(doc: Document, content: str, first_line: int) -> tuple
     return tuple(out)
 
 
-def _map_index(content: str, line_offsets: tuple[int, ...], index: int, default: int) -> int:
+def _newlines(content: str) -> list[int]:
+    """Indexes of the ``\n`` characters of ``content`` (for :func:`_map_index`)."""
+    out = []
+    i = content.find("\n")
+    while i >= 0:
+        out.append(i)
+        i = content.find("\n", i + 1)
+    return out
+
+
+def _map_index(content: str, line_offsets: tuple[int, ...], index: int, default: int,
+               nl: list[int] | None = None) -> int:
+    """Document offset of ``content[index]``; ``nl`` (from :func:`_newlines`) makes it
+    O(log lines) instead of O(index)."""
     if not line_offsets:
         return default
     index = max(0, min(index, len(content)))
-    line = content.count("\n", 0, index)
+    if nl is None:
+        line = content.count("\n", 0, index)
+        col = index - (content.rfind("\n", 0, index) + 1)
+    else:
+        line = bisect.bisect_left(nl, index)
+        col = index - (nl[line - 1] + 1 if line else 0)
     if line >= len(line_offsets):
         return line_offsets[-1]
-    col = index - (content.rfind("\n", 0, index) + 1)
     return line_offsets[line] + col
 
 
@@ -358,6 +523,7 @@ def _fill(doc: Document, layer: MarkdownLayer) -> None:
     heading_marks: list[tuple[int, int, str]] = []
     footnote_defs: list[tuple[str, int, int, int]] = []
     inline_blocks = []
+    definitions = []
     for i, tok in enumerate(tokens):
         t = tok.type
         if t == "front_matter" and tok.map and tok.map[0] == 0:
@@ -389,6 +555,8 @@ def _fill(doc: Document, layer: MarkdownLayer) -> None:
                 footnote_defs.append((label, nxt.map[0], nxt.map[1], int((tok.meta or {}).get("id", -1))))
         elif t == "inline" and tok.map:
             inline_blocks.append(tok)
+        elif t == "definition" and tok.map:
+            definitions.append(tok)
     for tok in inline_blocks:
         _inline(doc, tok, env, layer)
     # headings and sections
@@ -410,6 +578,22 @@ def _fill(doc: Document, layer: MarkdownLayer) -> None:
             RefDef(label, str(ref.get("href", "")), str(ref.get("title", "")), start, end, m[0], label in used)
         )
     layer.references.sort(key=lambda r: r.start)
+    # duplicate definitions: markdown-it keeps the first; a later one with the same
+    # normalised label is never used and renders to nothing
+    from markdown_it.common.utils import normalizeReference
+
+    seen_labels: set[str] = set()
+    for tok in definitions:
+        meta = tok.meta or {}
+        label = normalizeReference(str(meta.get("label", "")))
+        if label in seen_labels:
+            start, end = _lines_span(doc, tok.map)
+            src = doc.text[start:end]
+            start += len(src) - len(src.lstrip())
+            layer.duplicate_references.append(
+                RefDef(label, str(meta.get("url", "")), str(meta.get("title", "")), start, end, tok.map[0], False)
+            )
+        seen_labels.add(label)
     # footnotes: markdown-it-footnote drops definitions nobody references (refs value -1)
     fn = env.get("footnotes") or {}
     for label, ref_id in (fn.get("refs") or {}).items():
@@ -424,6 +608,14 @@ def _fill(doc: Document, layer: MarkdownLayer) -> None:
     layer.html.sort(key=lambda h: h.start)
     layer.links.sort(key=lambda lk: lk.start)
     layer.entities.sort(key=lambda e: e.start)
+    if layer.frontmatter_body is not None:
+        from unveil.core.frontmatter import comment_spans
+
+        fb = layer.frontmatter_body
+        for a, b, kind in comment_spans(doc.text[fb.start : fb.end], fb.start):
+            layer.frontmatter_comments.append(HiddenSpan(a, b, kind))
+    _html_pass(doc, layer)
+    _collect_hidden(layer)
 
 
 _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:")
@@ -483,8 +675,10 @@ def _inline(doc: Document, tok, env: dict, layer: MarkdownLayer) -> None:
     content = tok.content
     offs = _content_line_offsets(doc, content, tok.map[0])
 
+    nl = _newlines(content)
+
     def at(i: int) -> int:
-        return _map_index(content, offs, i, doc.line_starts[min(tok.map[0], doc.line_count - 1)])
+        return _map_index(content, offs, i, doc.line_starts[min(tok.map[0], doc.line_count - 1)], nl)
 
     def walk(children):
         children = children or []
@@ -496,10 +690,16 @@ def _inline(doc: Document, tok, env: dict, layer: MarkdownLayer) -> None:
             if c.type == "code_inline":
                 layer.code.append(Span(a, b))
             elif c.type == "html_inline":
-                layer.html.append(HtmlChunk(a, b, c.content, False, _content_line_offsets_from(doc, content, offs, pos[0], c.content)))
-            elif c.type == "image":
-                layer.links.append(Link("image", a, b, str(c.attrs.get("src", "")), str(c.attrs.get("title", "") or ""), c.content))
-            elif c.type == "link_open":
+                layer.html.append(HtmlChunk(a, b, c.content, False, _content_line_offsets_from(doc, content, offs, pos[0], c.content, nl)))
+            elif c.type in ("image", "link_open"):
+                parts = (c.meta or {}).get(_PARTS_KEY) or (-1, -1, -1, -1)
+                text_span = Span(at(parts[0]), at(parts[1])) if parts[1] > parts[0] >= 0 else None
+                title_span = Span(at(parts[2]), at(parts[3])) if parts[3] > parts[2] >= 0 else None
+                title = str(c.attrs.get("title", "") or "")
+                if c.type == "image":
+                    layer.links.append(Link("image", a, b, str(c.attrs.get("src", "")), title, c.content,
+                                            text_span, title_span))
+                    continue
                 label = []
                 for d in children[n + 1 :]:
                     if d.type == "link_close":
@@ -507,7 +707,7 @@ def _inline(doc: Document, tok, env: dict, layer: MarkdownLayer) -> None:
                     if d.type in ("text", "code_inline", "image"):
                         label.append(d.content)
                 layer.links.append(
-                    Link("link", a, b, str(c.attrs.get("href", "")), str(c.attrs.get("title", "") or ""), "".join(label))
+                    Link("link", a, b, str(c.attrs.get("href", "")), title, "".join(label), text_span, title_span)
                 )
 
     walk(tok.children)
@@ -529,12 +729,12 @@ _DEF_LINE = re.compile(
 )
 
 
-def _content_line_offsets_from(doc, content, offs, start_index, sub) -> tuple[int, ...]:
+def _content_line_offsets_from(doc, content, offs, start_index, sub, nl=None) -> tuple[int, ...]:
     """Line offsets of a substring of an inline token's content starting at ``start_index``."""
     out = []
     idx = start_index
     for piece in sub.split("\n"):
-        out.append(_map_index(content, offs, idx, 0))
+        out.append(_map_index(content, offs, idx, 0, nl))
         idx += len(piece) + 1
     return tuple(out)
 
@@ -544,3 +744,248 @@ def decode_entity(raw: str) -> str:
     returns ``raw`` unchanged when it is not a valid reference."""
     out = html.unescape(raw)
     return out
+
+
+# -- raw HTML: one linear pass over every HTML chunk -------------------------------------------
+
+VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+                       "source", "track", "wbr"})
+NONDISPLAY_TAGS = frozenset({"script", "style", "template", "noscript", "noembed", "noframes", "title", "iframe"})
+"""Elements whose text content is never displayed (HTML Living Standard, "Rendering" §15.3.1)."""
+FALLBACK_TAGS = frozenset({"audio", "video", "object", "canvas"})
+"""Elements whose text content is fallback, shown only where the media cannot be."""
+TEXT_ATTRS = frozenset({"alt", "title", "summary", "abbr", "label", "placeholder", "content"})
+"""Attributes (besides ``aria-*`` and ``data-*``) whose value is text shown as a tooltip, a
+fallback, or not at all."""
+_NON_TEXT_ARIA = frozenset({"aria-hidden", "aria-expanded", "aria-controls", "aria-labelledby", "aria-describedby",
+                            "aria-haspopup", "aria-selected", "aria-checked", "aria-pressed", "aria-current",
+                            "aria-level", "aria-live", "aria-atomic", "aria-busy", "aria-disabled", "aria-modal",
+                            "aria-owns", "aria-posinset", "aria-setsize", "aria-sort", "aria-orientation"})
+PAGE_BACKGROUND = (1.0, 1.0, 1.0, 1.0)
+"""Background assumed for the page (GitHub's and VS Code's light themes): white text on no
+background is judged invisible."""
+_COMMENT_RX = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_ATTR_VALUE_RX = re.compile(r"""\s([^\s=/>"']+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))""")
+
+
+def mask_comments(content: str) -> str:
+    """``content`` with the text of every HTML comment replaced by spaces (same length and
+    line breaks), so a tag written inside a comment is not taken for a tag."""
+    if "<!--" not in content:
+        return content
+    return _COMMENT_RX.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), content)
+
+
+def _chunk_events(chunk: HtmlChunk) -> list[tuple]:
+    """``(kind, tag, attrs, i, j, raw)`` for each start/end tag of ``chunk`` (content indexes;
+    ``kind`` ``"start"``, ``"startend"`` or ``"end"``). One pass of the standard library's
+    ``html.parser`` over the chunk (comments masked)."""
+    from html.parser import HTMLParser
+
+    masked = mask_comments(chunk.content)
+    events: list[tuple] = []
+    nl = [0] + [m.end() for m in re.finditer("\n", masked)]
+
+    class P(HTMLParser):
+        def _index(self) -> int:
+            line, col = self.getpos()
+            return nl[min(line - 1, len(nl) - 1)] + col
+
+        def handle_starttag(self, tag, attrs):
+            i = self._index()
+            raw = self.get_starttag_text() or ""
+            events.append(("start", tag, attrs, i, i + len(raw), raw))
+
+        def handle_startendtag(self, tag, attrs):
+            i = self._index()
+            raw = self.get_starttag_text() or ""
+            events.append(("startend", tag, attrs, i, i + len(raw), raw))
+
+        def handle_endtag(self, tag):
+            i = self._index()
+            j = masked.find(">", i)
+            events.append(("end", tag, None, i, (j + 1) if j >= 0 else len(masked), ""))
+
+    p = P(convert_charrefs=False)
+    try:
+        p.feed(masked)
+        p.close()
+    except Exception:  # noqa: BLE001 - keep what was parsed
+        pass
+    return events
+
+
+def _attr_spans(raw: str) -> dict[str, tuple[int, int]]:
+    spans: dict[str, tuple[int, int]] = {}
+    for m in _ATTR_VALUE_RX.finditer(raw):
+        g = 2 if m.group(2) is not None else 3 if m.group(3) is not None else 4
+        spans.setdefault(m.group(1).lower(), (m.start(g), m.end(g)))
+    return spans
+
+
+def text_attribute(name: str) -> bool:
+    """Whether attribute ``name`` (lower case) carries text a reader does not see as content."""
+    return name in TEXT_ATTRS or name.startswith("data-") or (name.startswith("aria-") and name not in _NON_TEXT_ARIA)
+
+
+def _html_pass(doc: Document, layer: MarkdownLayer) -> None:
+    """Fill ``hidden_elements`` and ``html_attrs`` in one pass over the HTML chunks, in
+    document order, with a stack of open elements (containers are followed across chunks, so
+    markdown between ``<div hidden>`` and ``</div>`` counts as hidden). Linear in the number of
+    tags: an end tag whose element is not open costs O(1) (per-tag open counts), popping is
+    amortised over the pushes, only the outermost hidden element (and the outermost collapsed
+    ``<details>``) is recorded, and ``<style>`` rules are parsed once for the whole document."""
+    from unveil.core import css
+
+    chunks = sorted(layer.html, key=lambda h: h.start)
+    all_events = [(chunk, _chunk_events(chunk)) for chunk in chunks]
+    # <style> rules apply to the whole document: read them first. The CSS is the source between
+    # <style …> and the next </style>, so a <style> written inline in a paragraph (its CSS then
+    # being paragraph text, not part of any HTML chunk) counts too.
+    sheet = css.StyleSheet([])
+    style_open: int | None = None
+    for chunk, events in all_events:
+        for kind, tag, _attrs, i, j, _raw in events:
+            if tag != "style":
+                continue
+            if kind == "start" and style_open is None:
+                style_open = chunk.offset_of(j)
+            elif kind == "end" and style_open is not None:
+                sheet.extend(css.StyleSheet.parse(doc.text[style_open : chunk.offset_of(i)]))
+                style_open = None
+    if style_open is not None:
+        sheet.extend(css.StyleSheet.parse(doc.text[style_open:]))
+    stack: list[dict] = []
+    open_count: dict[str, int] = {}
+    hard_depth = 0  # open elements that are hidden outright
+    details_open: list[int] = []  # stack indexes of open collapsed <details>
+    details_depth = 0
+    out: list[HiddenElement] = []
+
+    def close(e: dict, close_start: int, close_end: int) -> None:
+        nonlocal hard_depth, details_depth
+        if e["hard"]:
+            hard_depth -= 1
+            if e["record"]:
+                out.append(HiddenElement(e["tag"], e["start"], e["open_end"], e["open_end"], close_start, close_end,
+                                         e["kind"], e["reason"], e["attrs"]))
+        if e["details"]:
+            details_depth -= 1
+            if e["record"]:
+                body = e["summary_end"] if e["summary_end"] is not None else e["open_end"]
+                out.append(HiddenElement("details", e["start"], e["open_end"], max(body, e["open_end"]),
+                                         max(close_start, body), close_end, "details", "collapsed <details>",
+                                         e["attrs"]))
+
+    for chunk, events in all_events:
+        for kind, tag, attrs, i, j, raw in events:
+            a, b = chunk.offset_of(i), chunk.offset_of(j)
+            if kind in ("start", "startend"):
+                amap = {k.lower(): (v if v is not None else "") for k, v in attrs}
+                spans = None
+                for name, value in amap.items():
+                    if not text_attribute(name):
+                        continue
+                    value = html.unescape(value or "").strip()
+                    if not value:
+                        continue
+                    if spans is None:
+                        spans = _attr_spans(raw)
+                    sp = spans.get(name)
+                    s0, s1 = (chunk.offset_of(i + sp[0]), chunk.offset_of(i + sp[1])) if sp else (a, b)
+                    layer.html_attrs.append(HtmlAttr(tag, name, value, s0, s1, a, b))
+                if kind == "startend" or tag in VOID_TAGS:
+                    continue
+                inherited = stack[-1]["bg"] if stack else PAGE_BACKGROUND
+                hkind, reason, bg = element_hidden(tag, amap, sheet, inherited)
+                hard = hkind is not None
+                is_details = tag == "details" and "open" not in amap and not hard
+                e = {"tag": tag, "start": a, "open_end": b, "attrs": tuple(amap.items())[:16], "bg": bg,
+                     "hard": hard, "kind": hkind, "reason": reason, "details": is_details, "summary_end": None,
+                     "record": (hard and hard_depth == 0) or (is_details and hard_depth == 0 and details_depth == 0)}
+                if hard:
+                    hard_depth += 1
+                if is_details:
+                    details_depth += 1
+                    details_open.append(len(stack))
+                stack.append(e)
+                open_count[tag] = open_count.get(tag, 0) + 1
+            else:  # end tag
+                if tag == "summary" and details_open:
+                    d = stack[details_open[-1]]
+                    if d["summary_end"] is None:
+                        d["summary_end"] = b
+                if not open_count.get(tag):
+                    continue
+                while stack:
+                    e = stack.pop()
+                    open_count[e["tag"]] -= 1
+                    if details_open and details_open[-1] == len(stack):
+                        details_open.pop()
+                    close(e, a, b)
+                    if e["tag"] == tag:
+                        break
+    end = len(doc.text)
+    while stack:  # never closed: the browser hides to the end of the document
+        e = stack.pop()
+        close(e, end, end)
+    out.sort(key=lambda h: h.start)
+    layer.hidden_elements = out
+
+
+def element_hidden(tag: str, amap: dict[str, str], sheet, inherited):
+    """Whether an element is hidden from the reader: ``(kind, reason, background)``.
+
+    ``amap`` is its attributes (lower-case names), ``sheet`` a :class:`unveil.core.css.StyleSheet`
+    of the document's ``<style>`` rules, ``inherited`` the parent's background ``(r, g, b, a)``.
+    ``kind`` is ``"attribute"``, ``"css"``, ``"nondisplay"``, ``"fallback"`` or ``None`` (shown);
+    ``background`` is the element's own background or the inherited one (for its children)."""
+    from unveil.core import css
+
+    decls = sheet.declarations_for(tag, amap) if sheet.rules else []
+    style = amap.get("style") or ""
+    if style.strip():
+        decls = decls + css.parse_declarations(style)
+    own_bg = css.background_of(decls) if decls else None
+    bg = own_bg or inherited
+    if "hidden" in amap and tag != "input":
+        return "attribute", "hidden attribute", bg
+    if decls:
+        why = css.hidden_by_declarations(decls, inherited)
+        if why:
+            return "css", f"style {why}", bg
+    if tag == "font" and amap.get("color"):
+        fdecls = css.parse_declarations(f"color: {amap['color']}")
+        why = css.hidden_by_declarations(fdecls, bg)
+        if why:
+            return "css", f"<font color={amap['color']}>: {why}", bg
+    if tag in NONDISPLAY_TAGS:
+        return "nondisplay", f"<{tag}> content is not displayed", bg
+    if tag in FALLBACK_TAGS:
+        return "fallback", f"<{tag}> fallback text is not displayed", bg
+    return None, None, bg
+
+
+def _collect_hidden(layer: MarkdownLayer) -> None:
+    """Gather every hidden span of ``layer`` into ``layer.hidden_spans`` (sorted)."""
+    spans = list(layer.frontmatter_comments)
+    for lk in layer.links:
+        if lk.title_span is not None:
+            spans.append(HiddenSpan(lk.title_span.start, lk.title_span.end, "link-title"))
+        if lk.kind == "image" and lk.text_span is not None:
+            spans.append(HiddenSpan(lk.text_span.start, lk.text_span.end, "image-alt"))
+    for r in layer.references:
+        spans.append(HiddenSpan(r.start, r.end, "reference-definition", r.label))
+    for r in layer.duplicate_references:
+        spans.append(HiddenSpan(r.start, r.end, "duplicate-reference-definition", r.label))
+    for f in layer.footnotes:
+        if not f.used:
+            spans.append(HiddenSpan(f.start, f.end, "unused-footnote", f.label))
+    for h in layer.hidden_elements:
+        if h.kind == "details":
+            spans.append(HiddenSpan(h.body_start, h.body_end, "details", h.reason))
+        else:
+            spans.append(HiddenSpan(h.start, h.end, "html", h.reason))
+    for at in layer.html_attrs:
+        spans.append(HiddenSpan(at.start, at.end, "attribute", at.name))
+    layer.hidden_spans = sorted((s for s in spans if s.end > s.start), key=lambda s: (s.start, s.end))

@@ -10,11 +10,25 @@ Python 3.11). This file only holds what no property gives:
 * :data:`CONTROL_NAMES` — names of C0/C1 controls (``unicodedata.name`` has none for gc=Cc).
 * :data:`RGI_TAG_FLAGS` — the three RGI emoji tag sequences (England, Scotland, Wales); source:
   Unicode ``emoji-sequences.txt`` (RGI_Emoji_Tag_Sequence), unchanged since Emoji 5.0.
+* :func:`variation_sequences` — every registered variation sequence (base code point, selector),
+  read once from three bundled Unicode data files in ``unveil/data/unicode/``:
+  ``emoji-variation-sequences.txt`` (UTS #51, Emoji 15.0: text/emoji presentation with
+  VS15/VS16), ``StandardizedVariants.txt`` (UCD 15.0: VS1–VS3 and Mongolian FVS sequences) and
+  ``ivd-bases.txt`` (the Ideographic Variation Database, UTS #37: ideograph + VS17–VS256, a
+  compact table derived from ``IVD_Sequences.txt``). The first two are copied unchanged from
+  Debian's ``unicode-data`` 15.0.0 package; provenance of all three is in
+  ``unveil/data/README.md``. Gap: sequences registered after Unicode 15.0 (emoji and
+  standardized) or after the bundled IVD release are not known, so such a selector is reported
+  (a warning at most for a single selector after a Han or emoji base).
 """
 
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
+from pathlib import Path
+
+_DATA = Path(__file__).resolve().parent.parent / "data" / "unicode"
 
 # Confusable letter → (ASCII prototype, script name). From confusables.txt; only the letters
 # whose skeleton is a single ASCII letter. Deliberately excludes letters used as math/unit
@@ -83,3 +97,70 @@ def cp_label(ch: str) -> str:
 def cp_id(ch: str) -> str:
     """``"U+200B"`` for one code point."""
     return f"U+{ord(ch):04X}"
+
+
+def _read(name: str) -> str:
+    try:
+        return (_DATA / name).read_text(encoding="utf-8")
+    except OSError:  # pragma: no cover - broken install: no sequence is registered
+        return ""
+
+
+def _ucd_pairs(text: str) -> set[tuple[int, int]]:
+    """``(base, selector)`` pairs from a UCD-style file (``XXXX FE0F ; …`` lines)."""
+    out: set[tuple[int, int]] = set()
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        seq = line.split(";", 1)[0].split()
+        if len(seq) == 2:
+            try:
+                out.add((int(seq[0], 16), int(seq[1], 16)))
+            except ValueError:
+                continue
+    return out
+
+
+@lru_cache(maxsize=1)
+def emoji_variation_sequences() -> frozenset[tuple[int, int]]:
+    """Registered emoji variation sequences ``(base, 0xFE0E | 0xFE0F)`` (Emoji 15.0)."""
+    return frozenset(_ucd_pairs(_read("emoji-variation-sequences.txt")))
+
+
+@lru_cache(maxsize=1)
+def standardized_variants() -> frozenset[tuple[int, int]]:
+    """Standardized variation sequences ``(base, selector)`` (UCD 15.0; VS1–VS3, Mongolian FVS)."""
+    return frozenset(_ucd_pairs(_read("StandardizedVariants.txt")))
+
+
+@lru_cache(maxsize=1)
+def ideographic_variation_sequences() -> dict[int, frozenset[int]]:
+    """Ideograph base → registered selectors (code points U+E0100–E01EF) from the IVD."""
+    out: dict[int, frozenset[int]] = {}
+    for line in _read("ivd-bases.txt").splitlines():
+        if not line or line.startswith("#"):
+            continue
+        try:
+            base, ranges = line.split()
+            vs: set[int] = set()
+            for r in ranges.split(","):
+                a, _, b = r.partition("-")
+                vs.update(range(0xE0100 + int(a), 0xE0100 + int(b or a) + 1))
+            out[int(base, 16)] = frozenset(vs)
+        except ValueError:
+            continue
+    return out
+
+
+def registered_variation(base: str, selector: str) -> bool:
+    """Whether ``base`` + ``selector`` is a registered variation sequence (emoji, standardized
+    or ideographic). ``base`` and ``selector`` are single code points."""
+    if not base or not selector:
+        return False
+    b, v = ord(base), ord(selector)
+    if v >= 0xE0100:
+        return v in ideographic_variation_sequences().get(b, ())
+    if v in (0xFE0E, 0xFE0F) and (b, v) in emoji_variation_sequences():
+        return True
+    return (b, v) in standardized_variants()

@@ -1000,7 +1000,9 @@ def _finding(pr: PatternRule, dc: cx.DocContext, vs: int, ve: int, timeout: floa
     view = dc.view
     ostart, oend = view.orig_start(vs), view.orig_end(ve)
     region = dc.regions.region(ostart)
-    if region not in pr.applies:
+    # frontmatter values are read every session (a skill's description is in every listing):
+    # a rule that applies to prose applies to them too
+    if region not in pr.applies and not (region == "frontmatter" and "prose" in pr.applies):
         return None
     if pr.requires or pr.excludes:
         line_only = region in ("frontmatter", "code")

@@ -8,12 +8,22 @@ Rules (metadata and examples in ``rules/hidden-content.toml``; techniques T13–
 * ``HID021`` an unterminated ``<!--`` (the rest of the file disappears from the rendered view).
 * ``HID022`` reference definitions used as comments (``[//]: # (text)``), unused definitions with
   a long title, footnote definitions nothing refers to (not rendered).
-* ``HID023`` HTML hidden from the reader: ``hidden``, CSS hiding, collapsed ``<details>``,
-  script/style/template/noscript text, processing instructions, declarations, CDATA.
+* ``HID023`` HTML hidden from the reader: ``hidden``, CSS hiding judged by tinycss2
+  (:mod:`unveil.core.css`; ``style`` attributes and ``<style>`` rules), collapsed ``<details>``,
+  script/style/template/noscript text, processing instructions, declarations, CDATA. The
+  elements come from the markdown layer's single linear pass over the HTML.
 * ``HID024`` prose carried only in attributes (alt, title, aria-*, data-*) and in markdown image
   alt text and link/image titles.
 * ``HID025`` fence info strings beyond the language word.
 * ``HID026`` character references that decode to invisible or format characters.
+* ``HID027`` YAML ``#`` comments and HTML comments inside the frontmatter, by content.
+* ``HID028`` duplicate reference definitions (the second never renders; CommonMark keeps the first).
+
+Besides these findings, every hidden region the markdown layer finds (``MarkdownLayer.hidden_spans``:
+frontmatter comments, link titles, image alt text, reference definitions and duplicates, unused
+footnotes, collapsed ``<details>`` bodies, text attributes, elements hidden by ``hidden``, CSS or
+their tag) is marked hidden by :func:`unveil.core.context.regions`, so every directive rule grades
+what it says, one step higher than in prose.
 
 Everything works from :class:`unveil.core.markdown.MarkdownLayer` (one CommonMark parse per
 analysis); nothing is found by running a regex over the whole file, so constructs inside code
@@ -34,7 +44,7 @@ import regex
 from unveil.core import tokens as tokcount
 from unveil.core.findings import Edit, Finding, Fix, Severity
 from unveil.core.instruction import Verdict, classify
-from unveil.core.markdown import HtmlChunk
+from unveil.core.markdown import HtmlChunk, mask_comments
 
 PREVIEW = 120
 """Characters of hidden text quoted in a message."""
@@ -54,6 +64,7 @@ def check(ctx) -> Iterable[Finding]:
         return []
     out: list[Finding] = []
     out += _comments(ctx)
+    out += _frontmatter_comments(ctx)
     out += _references(ctx)
     out += _html(ctx)
     out += _markdown_attrs(ctx)
@@ -305,6 +316,19 @@ def _references(ctx) -> list[Finding]:
             sev = Severity.ERROR if v.level == "instruction" else Severity.WARNING
             lead = "tells the model" if v.level == "instruction" else "carries text nobody sees"
             msg = f"Unused reference definition [{ref.label.lower()}] (renders to nothing) {lead}: “{_preview(title)}”{_signals(v) if v.level == 'instruction' else ''}"
+        elif not ref.used and _label_dest_text(doc, ref):
+            text = _label_dest_text(doc, ref)
+            v = classify(text)
+            if v.level == "instruction":
+                sev = Severity.ERROR
+            elif v.level == "prose":
+                sev = Severity.WARNING
+            else:
+                continue
+            lead = "tells the model" if v.level == "instruction" else "carries text nobody sees"
+            msg = (f"Unused reference definition renders to nothing; its label and destination {lead}: "
+                   f"“{_preview(text)}”{_signals(v) if v.level == 'instruction' else ''}")
+            title = text
         else:
             continue
         phrase, ntok = _token_phrase(title)
@@ -316,6 +340,8 @@ def _references(ctx) -> list[Finding]:
             Finding("HID022", sev, ref.start, ref.end, msg, hidden_text=title, fixes=fixes, tokens=ntok,
                     data={"verdict": v.level, "signals": list(v.signals), "label": ref.label})
         )
+    for ref in md.duplicate_references:
+        out.append(_duplicate_definition(doc, ref))
     for fn in md.footnotes:
         if fn.used:
             continue
@@ -336,69 +362,108 @@ def _references(ctx) -> list[Finding]:
     return out
 
 
+_REFDEF_LABEL = re.compile(r"\[((?:[^\]\\]|\\.){0,999})\]:")
+
+
+def _label_dest_text(doc, ref) -> str:
+    """The words a definition's label and destination carry (``""`` when they look like an
+    ordinary short label and URL): a label of four words or more, or a destination that reads
+    as text once percent-decoded (spaces, four words or more)."""
+    from urllib.parse import unquote
+
+    m = _REFDEF_LABEL.match(doc.text, ref.start, ref.end)
+    label = m.group(1) if m else ref.label
+    dest = unquote(ref.href or "")
+    parts = []
+    if len(label.split()) >= 4:
+        parts.append(label)
+    if len(dest.split()) >= 4:
+        parts.append(dest)
+    return " ".join(parts)
+
+
+def _duplicate_definition(doc, ref) -> Finding:
+    """HID028: a second definition of a label already defined (CommonMark uses the first; this
+    one renders to nothing and no link can reach it)."""
+    from urllib.parse import unquote
+
+    m = _REFDEF_LABEL.match(doc.text, ref.start, ref.end)
+    label = m.group(1) if m else ref.label
+    text = " ".join(x for x in (label, unquote(ref.href or ""), ref.title.strip()) if x)
+    v = classify(text)
+    if v.level == "instruction":
+        sev = Severity.ERROR
+    elif v.level == "prose" or len(ref.title.strip()) > 40:
+        sev = Severity.WARNING
+    else:
+        sev = Severity.INFO
+    lead = "tells the model" if v.level == "instruction" else "carries"
+    msg = (f"Duplicate reference definition [{label}]: CommonMark uses the first definition, so this one "
+           f"renders to nothing and no link reaches it; it {lead}: “{_preview(text)}”")
+    if v.level == "instruction":
+        msg += _signals(v)
+    phrase, ntok = _token_phrase(text)
+    return Finding("HID028", sev, ref.start, ref.end, msg, hidden_text=text, tokens=ntok,
+                   fixes=(_remove_fix(doc, ref.start, ref.end, "Remove duplicate definition"),),
+                   data={"verdict": v.level, "signals": list(v.signals), "label": ref.label})
+
+
+# -- HID027: comments inside frontmatter -----------------------------------------------------------
+
+
+FRONTMATTER_PROSE_WORDS = 25
+"""Words of plain prose from which a frontmatter comment is reported (info); shorter notes
+("# Standard tools for file reading") are common and only graded by the directive rules."""
+
+
+def _frontmatter_comments(ctx) -> list[Finding]:
+    """HID027 for each YAML ``#`` comment and HTML comment inside the frontmatter, by content:
+    an instruction with a strong signal (override, concealment, role marker) → error, another
+    instruction → warning, prose of :data:`FRONTMATTER_PROSE_WORDS` words or more → info; other
+    comments are not reported (the directive rules still grade them as hidden text)."""
+    doc, md = ctx.doc, ctx.markdown
+    out: list[Finding] = []
+    for c in md.frontmatter_comments:
+        raw = doc.text[c.start : c.end]
+        if c.kind == "frontmatter-html-comment":
+            body = raw[4:-3] if raw.endswith("-->") else raw[4:]
+            what = "HTML comment in the frontmatter"
+        else:
+            body = raw[1:]
+            what = "YAML comment in the frontmatter"
+        text = body.strip()
+        if not text or is_pragma(text):
+            continue
+        v = classify(text)
+        if v.level == "instruction":
+            sev = Severity.ERROR if v.strong else Severity.WARNING
+        elif v.level == "prose" and len(text.split()) >= FRONTMATTER_PROSE_WORDS:
+            sev = Severity.INFO
+        else:
+            continue
+        lead = "tells the model" if v.level == "instruction" else "carries"
+        msg = f"{what} (no rendered view shows it; the model reads the raw file) {lead}: “{_preview(text)}”"
+        if v.level == "instruction":
+            msg += _signals(v)
+        phrase, ntok = _token_phrase(text)
+        out.append(Finding("HID027", sev, c.start, c.end, msg, hidden_text=text, tokens=ntok,
+                           fixes=(_remove_fix(doc, c.start, c.end, "Remove comment"),),
+                           data={"verdict": v.level, "signals": list(v.signals), "kind": c.kind}))
+    return out
+
+
 # -- HID023 / HID024: raw HTML ------------------------------------------------------------------
 
-_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
-_NONDISPLAY = {"script", "style", "template", "noscript", "noembed", "noframes", "title", "iframe"}
-_FALLBACK = {"audio", "video", "object", "canvas"}
-_TEXT_ATTRS = {"alt", "title", "summary", "abbr", "label", "placeholder", "content"}
-_CSS_HIDDEN = [
-    (re.compile(r"display\s*:\s*none", re.I), "display:none"),
-    (re.compile(r"visibility\s*:\s*(?:hidden|collapse)", re.I), "visibility:hidden"),
-    (re.compile(r"(?<![\w-])opacity\s*:\s*0*(?:\.0+)?\s*(?:;|$|!)", re.I), "opacity:0"),
-    (re.compile(r"font-size\s*:\s*(?:0|[0-1](?:\.\d+)?px|2px|0?\.0\d*(?:em|rem))\b", re.I), "font-size:0"),
-    (re.compile(r"(?<![\w-])(?:max-)?(?:height|width)\s*:\s*0(?:px)?\s*(?:;|$|!)[^\"']*overflow\s*:\s*hidden|"
-                r"overflow\s*:\s*hidden[^\"']*(?<![\w-])(?:max-)?(?:height|width)\s*:\s*0(?:px)?\s*(?:;|$|!)", re.I), "zero size"),
-    (re.compile(r"(?<![\w-])color\s*:\s*(?:white|ghostwhite|snow|transparent|#f{3}(?:f{3})?\b|#f{8}\b|"
-                r"rgba?\(\s*255\s*,\s*255\s*,\s*255\s*(?:,\s*[\d.]+\s*)?\)|rgba\([^)]*,\s*0(?:\.0+)?\s*\))", re.I), "invisible colour"),
-    (re.compile(r"clip(?:-path)?\s*:\s*(?:rect\(\s*0|inset\(\s*50%|circle\(\s*0)", re.I), "clip"),
-    (re.compile(r"(?:left|top|right|text-indent)\s*:\s*-\d{3,}", re.I), "off-screen"),
-]
-_INVISIBLE_COLOR = re.compile(r"^\s*(?:white|ghostwhite|snow|transparent|#f{3}(?:f{3})?|#f{8})\s*$", re.I)
-
-
 def hidden_reason(tag: str, attrs: dict[str, str | None]) -> str | None:
-    """Why an element with ``attrs`` is hidden from the reader, or ``None``."""
-    if "hidden" in attrs and not (tag == "input"):
-        return "hidden attribute"
-    if attrs.get("aria-hidden", "").strip().lower() == "true" and tag not in ("svg", "img", "i", "span"):
-        pass  # screen-reader only: still visible on screen
-    style = attrs.get("style") or ""
-    for rx, name in _CSS_HIDDEN:
-        if rx.search(style):
-            return f"style {name}"
-    if tag == "font" and _INVISIBLE_COLOR.match(attrs.get("color") or ""):
-        return "invisible font colour"
-    return None
+    """Why an element with ``attrs`` is hidden from the reader (``hidden`` attribute, CSS in its
+    ``style`` judged by :mod:`unveil.core.css`, ``<font color>``), or ``None``. The document's
+    ``<style>`` rules are taken into account by the markdown layer, not here."""
+    from unveil.core import css
+    from unveil.core.markdown import PAGE_BACKGROUND, element_hidden
 
-
-class _Events(HTMLParser):
-    """Start/end tags with content indexes (comments, PIs and declarations are handled apart)."""
-
-    def __init__(self, content: str):
-        super().__init__(convert_charrefs=False)
-        self.content = content
-        self._line_starts = [0] + [m.end() for m in re.finditer("\n", content)]
-        self.events: list[tuple] = []
-
-    def _index(self) -> int:
-        line, col = self.getpos()
-        return self._line_starts[min(line - 1, len(self._line_starts) - 1)] + col
-
-    def handle_starttag(self, tag, attrs):
-        i = self._index()
-        raw = self.get_starttag_text() or ""
-        self.events.append(("start", tag, attrs, i, i + len(raw), raw))
-
-    def handle_startendtag(self, tag, attrs):
-        i = self._index()
-        raw = self.get_starttag_text() or ""
-        self.events.append(("startend", tag, attrs, i, i + len(raw), raw))
-
-    def handle_endtag(self, tag):
-        i = self._index()
-        j = self.content.find(">", i)
-        self.events.append(("end", tag, None, i, (j + 1) if j >= 0 else len(self.content), ""))
+    amap = {k.lower(): (v or "") for k, v in attrs.items()}
+    kind, reason, _bg = element_hidden(tag, amap, css.StyleSheet([]), PAGE_BACKGROUND)
+    return reason if kind in ("attribute", "css") else None
 
 
 class _Text(HTMLParser):
@@ -425,67 +490,33 @@ def html_text(fragment: str) -> str:
 
 def _mask_comments(content: str) -> str:
     """``content`` with comment text replaced by spaces (same length)."""
-    def blank(m):
-        return re.sub(r"[^\n]", " ", m.group(0))
-    return re.sub(r"<!--.*?(?:-->|$)", blank, content, flags=re.S)
-
-
-def _events(chunk: HtmlChunk) -> list[tuple]:
-    masked = _mask_comments(chunk.content)
-    p = _Events(masked)
-    try:
-        p.feed(masked)
-    except Exception:  # noqa: BLE001
-        pass
-    return p.events
+    return mask_comments(content)
 
 
 def _html(ctx) -> list[Finding]:
+    """HID023 for each hidden element and HID024 for each text attribute, from the markdown
+    layer's single pass over the HTML (:func:`unveil.core.markdown._html_pass`): linear in the
+    document (only outermost hidden elements are recorded, so no text is extracted twice)."""
     doc, md = ctx.doc, ctx.markdown
     out: list[Finding] = []
-    stack: list[dict] = []
-    for chunk in md.html:
-        for kind, tag, attrs, i, j, raw in _events(chunk):
-            a, b = chunk.offset_of(i), chunk.offset_of(j)
-            if kind in ("start", "startend"):
-                amap = {k.lower(): (v if v is not None else "") for k, v in attrs}
-                out += _attr_findings(doc, tag, amap, a, b, raw)
-                if kind == "startend" or tag in _VOID:
-                    continue
-                stack.append({"tag": tag, "attrs": amap, "start": a, "open_end": b, "summary_end": None,
-                              "reason": hidden_reason(tag, amap)})
-            elif kind == "end":
-                if tag == "summary":
-                    for e in reversed(stack):
-                        if e["tag"] == "details":
-                            e["summary_end"] = b
-                            break
-                idx = next((n for n in range(len(stack) - 1, -1, -1) if stack[n]["tag"] == tag), None)
-                if idx is None:
-                    continue
-                for e in stack[idx + 1 :]:
-                    f = _container(doc, e, a)
-                    if f:
-                        out.append(f)
-                e = stack[idx]
-                del stack[idx:]
-                f = _container(doc, e, a)
-                if f:
-                    out.append(f)
-        out += _pi_decl_cdata(doc, chunk)
-    for e in stack:  # never closed: the browser hides to the end of the document
-        f = _container(doc, e, len(doc.text))
+    for at in md.html_attrs:
+        f = _attr_finding(at)
         if f:
             out.append(f)
+    for h in md.hidden_elements:
+        f = _container(doc, h)
+        if f:
+            out.append(f)
+    for chunk in md.html:
+        out += _pi_decl_cdata(doc, chunk)
     return out
 
 
-def _container(doc, e: dict, close_start: int) -> Finding | None:
-    tag, start, open_end = e["tag"], e["start"], e["open_end"]
-    region = doc.text[open_end:close_start]
-    if tag == "details" and "open" not in e["attrs"]:
-        body_from = e["summary_end"] if e["summary_end"] is not None else open_end
-        body = html_text(doc.text[body_from:close_start]).strip()
+def _container(doc, h) -> Finding | None:
+    tag, start, open_end = h.tag, h.start, h.open_end
+    region = doc.text[h.body_start:h.body_end]
+    if h.kind == "details":
+        body = html_text(region).strip()
         if not body:
             return None
         v = classify(body)
@@ -501,40 +532,28 @@ def _container(doc, e: dict, close_start: int) -> Finding | None:
         if v.level == "instruction":
             msg += _signals(v)
         return Finding("HID023", sev, start, open_end, msg, hidden_text=body, tokens=ntok,
-                       data={"verdict": v.level, "signals": list(v.signals), "reason": "details"})
-    reason = e["reason"]
-    if reason is None and tag in _NONDISPLAY:
-        reason = f"<{tag}> content is not displayed"
-    elif reason is None and tag in _FALLBACK:
-        reason = f"<{tag}> fallback text is not displayed"
-    if reason is None:
-        return None
+                       data={"verdict": v.level, "signals": list(v.signals), "reason": "details",
+                             "body": [h.body_start, h.body_end]})
     text = region if tag in ("script", "style") else html_text(region)
     text = text.strip()
     if not text:
         return None
     v = classify(text)
-    if tag in _NONDISPLAY and e["reason"] is None:
+    if h.kind in ("nondisplay", "fallback"):
         sev = Severity.ERROR if v.level == "instruction" else Severity.WARNING
     else:
         sev = _SEV[v.level] if v.level in _SEV else Severity.INFO
     phrase, ntok = _token_phrase(text)
     lead = "tells the model" if v.level == "instruction" else "hides"
-    msg = f"Hidden HTML <{tag}> ({reason}) {lead}: “{_preview(text)}”"
+    msg = f"Hidden HTML <{tag}> ({h.reason}) {lead}: “{_preview(text)}”"
     if v.level == "instruction":
         msg += _signals(v)
     else:
         msg += f" ({phrase})"
-    end = min(len(doc.text), close_start)
-    close_end = doc.text.find(">", close_start)
-    if close_end >= 0 and doc.text.startswith("</", close_start):
-        end = close_end + 1
+    end = min(len(doc.text), h.end)
     return Finding("HID023", sev, start, open_end, msg, hidden_text=text, tokens=ntok,
                    fixes=(_remove_fix(doc, start, end, f"Remove hidden <{tag}> element"),),
-                   data={"verdict": v.level, "signals": list(v.signals), "reason": reason, "end": end})
-
-
-_ATTR_VALUE = re.compile(r"""\s([^\s=/>"']+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
+                   data={"verdict": v.level, "signals": list(v.signals), "reason": h.reason, "end": end})
 
 
 def _carried_text_severity(value: str):
@@ -556,32 +575,17 @@ def _prose_value(value: str) -> bool:
     return len(words) >= 6 or (len(value) >= 40 and len(words) >= 2)
 
 
-def _attr_findings(doc, tag: str, amap: dict, a: int, b: int, raw: str) -> list[Finding]:
-    out = []
-    spans = {}
-    for m in _ATTR_VALUE.finditer(raw):
-        g = 2 if m.group(2) is not None else 3 if m.group(3) is not None else 4
-        spans.setdefault(m.group(1).lower(), (m.start(g), m.end(g)))
-    for name, value in amap.items():
-        if not (name in _TEXT_ATTRS or name.startswith("aria-") or name.startswith("data-")):
-            continue
-        if name in ("aria-hidden", "aria-expanded", "aria-controls", "aria-labelledby", "aria-describedby"):
-            continue
-        value = html.unescape(value or "").strip()
-        if not value:
-            continue
-        v, sev = _carried_text_severity(value)
-        if sev is None:
-            continue
-        s, e = (a + spans[name][0], a + spans[name][1]) if name in spans else (a, b)
-        phrase, ntok = _token_phrase(value)
-        lead = "tells the model" if v.level == "instruction" else "carries text the page does not show"
-        msg = f"HTML {name}= attribute on <{tag}> {lead}: “{_preview(value)}”"
-        if v.level == "instruction":
-            msg += _signals(v)
-        out.append(Finding("HID024", sev, s, e, msg, hidden_text=value, tokens=ntok,
-                           data={"verdict": v.level, "signals": list(v.signals), "attribute": name}))
-    return out
+def _attr_finding(at) -> Finding | None:
+    v, sev = _carried_text_severity(at.value)
+    if sev is None:
+        return None
+    phrase, ntok = _token_phrase(at.value)
+    lead = "tells the model" if v.level == "instruction" else "carries text the page does not show"
+    msg = f"HTML {at.name}= attribute on <{at.tag}> {lead}: “{_preview(at.value)}”"
+    if v.level == "instruction":
+        msg += _signals(v)
+    return Finding("HID024", sev, at.start, at.end, msg, hidden_text=at.value, tokens=ntok,
+                   data={"verdict": v.level, "signals": list(v.signals), "attribute": at.name})
 
 
 _PI = re.compile(r"<\?(.*?)(?:\?>|$)", re.S)

@@ -27,7 +27,7 @@ from typing import Iterable, Iterator
 import regex
 
 from unveil.core.findings import Edit, Finding, Fix, Severity
-from unveil.core.unicode_data import CONFUSABLES, CONTROL_NAMES, RGI_TAG_FLAGS, cp_id, cp_label
+from unveil.core.unicode_data import CONFUSABLES, CONTROL_NAMES, RGI_TAG_FLAGS, cp_id, cp_label, registered_variation
 
 ERROR, WARNING, INFO, HINT = Severity.ERROR, Severity.WARNING, Severity.INFO, Severity.HINT
 PREVIEW = 200  # characters of decoded text quoted in a message
@@ -48,12 +48,13 @@ _BUCKET_RULE = {
 _ASCII_CTRL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+|\r(?!\n)")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 # Non-ASCII candidates (Unicode 17 properties from `regex`).
-# VS16 right after an emoji base and ZWJ inside an emoji sequence are excluded here already, so
-# emoji-heavy text yields few candidates (the handlers check the same contexts again).
+# ZWJ inside an emoji sequence is excluded here already, so emoji-heavy text yields few candidates
+# (the handlers check the same contexts again); VS16 is always a candidate and the handler keeps
+# registered emoji variation sequences quiet (unicode_data.registered_variation).
 _CANDIDATE_CLASS = r"\p{DI}\p{Bidi_C}\p{Co}\p{Cn}\p{Cs}\x80-\x9f\u2028\u2029\u2800\u3000\ufffc"
 _CANDIDATE = regex.compile(
     r"(?V1)(?:[[" + _CANDIDATE_CLASS + r"]--[\ufe0f\u200d]]"
-    r"|(?<!\p{Emoji})\ufe0f|\ufe0f(?=[\ufe00-\ufe0f\U000e0100-\U000e01ef])"
+    r"|\ufe0f"  # every VS16: registered emoji sequences are told apart in the handler
     r"|(?<![\p{ExtPict}\p{EMod}\ufe0f\u20e3])\u200d|\u200d(?!\p{ExtPict}))+"
 )
 
@@ -690,25 +691,33 @@ class _Scan:
             return
         c = run
         cp = ord(c)
+        if registered_variation(base, c):
+            return  # a registered emoji, standardized or ideographic variation sequence
         if c in MONGOLIAN_FVS:
             if not _is("mongolian", base):
                 self.emit("HID005", WARNING, s, e, f"{cp_label(c)} after {_quote(base)}, not after a Mongolian letter")
-            return
+            return  # Mongolian shaping uses FVS beyond the registered list: not reported
         if cp >= 0xE0100:
-            if _is("han", base):
-                return  # ideographic variation sequence
             b = vs_byte(c)
             shown = chr(b) if b is not None and 32 <= b < 127 else f"0x{b:02x}"
+            if _is("han", base):
+                self.emit("HID005", WARNING, s, e,
+                          f"Ideographic variation selector {cp_id(c)} after {_quote(base)} is not a registered "
+                          f"sequence in the Ideographic Variation Database (carries byte {shown!s})", hidden=shown)
+                return
             self.emit("HID005", ERROR, s, e,
                       f"Supplementary variation selector {cp_id(c)} after non-ideograph {_quote(base)} "
                       f"(not a variation sequence; carries byte {shown!s})", hidden=shown)
             return
-        if c in "\ufe0e\ufe0f":
-            if _is("emoji", base):
-                return
-        elif _is("std_variant_base", base):
-            return  # standardized variation sequence (math symbols, CJK compatibility, …)
-        self.emit("HID005", WARNING, s, e, f"{cp_label(c)} after {_quote(base)}, which has no such variant")
+        if c in "\ufe0e\ufe0f" and _is("emoji", base):
+            # an emoji with a presentation selector it has no registered sequence for (common
+            # when typed on phones: "✅️"); renders the same, carries at most one nibble
+            self.emit("HID005", INFO, s, e,
+                      f"{cp_label(c)} after {_quote(base)}, which has no registered emoji variation sequence")
+            return
+        self.emit("HID005", WARNING, s, e,
+                  f"{cp_label(c)} after {_quote(base)} is not a registered variation sequence "
+                  "(StandardizedVariants.txt, emoji-variation-sequences.txt)")
 
     # -- HID006 invisible math operators ----------------------------------------------------
     def math_op(self, s: int, e: int, _b: str) -> None:
