@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import bisect
 import logging
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterator, Sequence
@@ -69,6 +70,7 @@ _WRAPPER_ARG_OPTS = {  # options of a wrapper that take a separate argument
 _NO_COUNT_FIRST = {"timeout": 1, "flock": 1}  # positional arguments before the wrapped command
 
 
+@lru_cache(maxsize=4096)
 def basename(name: str) -> str:
     """Command name without its directory and a trailing version (``/usr/bin/python3.11`` →
     ``python3``), lower-cased."""
@@ -126,7 +128,25 @@ class OffsetMap:
 
     def sub(self, omap: Sequence[int]) -> "OffsetMap":
         """The map of a derived string whose character ``j`` came from index ``omap[j]``."""
-        return OffsetMap.from_list([self(i) for i in omap]) if omap else OffsetMap.at(self(0))._lim(self.limit)
+        if not omap:
+            return OffsetMap.at(self(0))._lim(self.limit)
+        if len(self.points) == 1 and self.limit is None:  # contiguous: a shift, no search per character
+            idx, off = self.points[0]
+            d = off - idx
+            return OffsetMap.from_list([i + d for i in omap])
+        pts, n, lim = self.points, len(self.points), self.limit
+        out = []
+        k = 0
+        for i in omap:  # indices mostly increase: walk the points instead of a search per character
+            if k and i < pts[k][0]:
+                k = 0
+            while k + 1 < n and pts[k + 1][0] <= i:
+                k += 1
+            o = pts[k][1] + (i - pts[k][0])
+            if lim is not None:
+                o = max(lim[0], min(o, lim[1]))
+            out.append(o)
+        return OffsetMap.from_list(out)
 
     def shift(self, start: int) -> "OffsetMap":
         """The map of ``s[start:]``."""
@@ -176,10 +196,24 @@ class Word:
     raw: str
     start: int
     end: int
-    omap: OffsetMap = field(default_factory=OffsetMap, compare=False, repr=False)
+    _map: OffsetMap | None = field(default=None, compare=False, repr=False)
     subs: tuple["Script", ...] = ()
     process: str = ""
     expands: bool = False
+    _lazy: tuple | None = field(default=None, compare=False, repr=False)  # (source map, indices): built on use
+
+    @property
+    def omap(self) -> OffsetMap:
+        """Maps indices of :attr:`text` to offsets in the caller's text."""
+        m = self._map
+        if m is None:
+            if self._lazy is not None:
+                base, idx = self._lazy
+                m = base.sub(idx)
+            else:
+                m = OffsetMap.at(self.start)
+            object.__setattr__(self, "_map", m)
+        return m
 
 
 @dataclass(frozen=True)
@@ -226,6 +260,7 @@ class Command:
     snippets: list[Snippet] = field(default_factory=list)
     depth: int = 0
     _fed: set = field(default_factory=set, repr=False, compare=False)
+    _eff: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -236,7 +271,10 @@ class Command:
         """``(name, args, wrappers)`` after removing wrappers (``sudo -u x``, ``env A=b``,
         ``nohup``, ``timeout 5``, ``xargs -I{}`` …) and their options: ``name`` is the
         :func:`basename` of the wrapped command, ``args`` its arguments."""
-        return unwrap(self.argv)
+        got = self._eff
+        if got is None:
+            got = self._eff = unwrap(self.argv)
+        return got
 
     def words(self) -> Iterator[Word]:
         """Every word: argv, assignment values and redirection targets."""
@@ -364,11 +402,16 @@ _ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E"
          "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
 
 
+_SPECIAL_WORD = re.compile(r"[\\'\"$`<>]")
+
+
 def unquote(raw: str) -> tuple[str, list[int], bool]:
     """Shell quote removal of one word: ``(text, omap, expands)``. ``omap[j]`` is the index in
     ``raw`` of the character ``text[j]`` came from; ``expands`` whether ``$``-expansions or
     substitutions remain (they are kept as written). Handles ``'…'``, ``"…"``, ``$'…'`` (ANSI-C
     escapes ``\\n``, ``\\xHH``, ``\\uHHHH``, octal), backslash escapes and line continuations."""
+    if not _SPECIAL_WORD.search(raw):
+        return raw, list(range(len(raw))), False
     out: list[str] = []
     omap: list[int] = []
     n = len(raw)
@@ -757,7 +800,7 @@ class _Builder:
         raw = self.src.node_text(node)
         i0 = self.src.i(node.start_byte)
         text, om, expands = unquote(raw)
-        wmap = self.src.omap.sub([i0 + k for k in om]) if om else OffsetMap.at(self.src.omap(i0))
+        lazy = (self.src.omap, [i0 + k for k in om]) if om else None
         subs = []
         for sn in _substitutions(node):
             body_nodes = [c for c in sn.children if c.is_named]
@@ -776,7 +819,8 @@ class _Builder:
         process = ""
         if node.type == "process_substitution":
             process = raw[:2]
-        return Word(text, raw, a, b, wmap, tuple(subs), process, expands or bool(subs))
+        return Word(text, raw, a, b, None if lazy else OffsetMap.at(self.src.omap(i0)), tuple(subs), process,
+                    expands or bool(subs), lazy)
 
     def redirect(self, node) -> Redirect:
         a, b = self.src.span(node)

@@ -223,6 +223,14 @@ def normalize_path(p: str) -> str:
     return p
 
 
+@lru_cache(maxsize=4)
+def _union(catalogue: str):
+    """One regex matching whatever any location's paths match (a prefilter: most words match none)."""
+    pats = [rx.pattern for loc in load_locations(catalogue) for rx in loc.paths]
+    return re.compile("|".join(f"(?:{p})" for p in pats), re.IGNORECASE)
+
+
+@lru_cache(maxsize=8192)
 def match_location(path: str, catalogue: str) -> Location | None:
     """The first :class:`Location` of ``catalogue`` (``"secret_paths"`` or
     ``"persistence_paths"``) that ``path`` (any spelling; see :func:`normalize_path`) falls
@@ -232,6 +240,8 @@ def match_location(path: str, catalogue: str) -> Location | None:
     if not p or len(p) > 4096:
         return None
     g = _GLOB_CHARS.search(p)
+    if g is None and not _union(catalogue).search(p):
+        return None
     for loc in load_locations(catalogue):
         if any(x.search(p) for x in loc.excepts):
             continue
@@ -1502,8 +1512,9 @@ def check(ctx) -> list[Finding]:
                                                                      "terminal", "bash-session", "sh-session"))
             out.extend(command_findings(stripped, omap, origin))
     # indented code blocks and inline code spans
+    fence_starts = {a for a, _b in fence_spans}
     for span in md.code:
-        if any(a <= span.start < b for a, b in fence_spans):
+        if span.start in fence_starts:
             continue
         raw = text[span.start : span.end]
         if raw.startswith("`"):
