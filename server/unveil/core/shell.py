@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 MAX_DEPTH = 6
 """Most levels of nested bodies parsed (``bash -c "eval '…'"`` is 2); deeper ones are reported."""
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "csh", "tcsh", "busybox"})
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "csh", "tcsh", "yash", "posh"})
 INTERPRETERS = {  # name → language of the code it runs from -c/-e or stdin
     "python": "python", "python2": "python", "python3": "python", "pypy": "python", "pypy3": "python",
     "node": "javascript", "nodejs": "javascript", "deno": "javascript", "bun": "javascript",
@@ -55,7 +55,7 @@ CODE_FLAGS = {"python": ("-c",), "javascript": ("-e", "--eval", "-p", "--print")
               "powershell": ("-c", "-command", "-Command"), "applescript": ("-e",), "tcl": ()}
 WRAPPERS = frozenset({"sudo", "doas", "env", "nohup", "time", "command", "exec", "nice", "ionice", "timeout",
                       "stdbuf", "xargs", "chronic", "setsid", "caffeinate", "unbuffer", "builtin", "strace",
-                      "torsocks", "proxychains", "proxychains4", "flock", "run-one"})
+                      "torsocks", "proxychains", "proxychains4", "flock", "run-one", "busybox", "toybox"})
 _WRAPPER_ARG_OPTS = {  # options of a wrapper that take a separate argument
     "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R"},
     "doas": {"-u", "-C"},
@@ -598,6 +598,9 @@ def _parse(text: str, omap: OffsetMap, depth: int, per_line: bool) -> Script:
     pipes = b.statements(root)
     a, e = (omap(0), omap(max(len(text) - 1, 0)) + 1) if text else (omap(0), omap(0))
     script = Script(pipes, a, e, has_error=root.has_error, depth=depth)
+    if per_line:
+        for alt_text, alt_map in _alternate_readings(text, omap, script):
+            script.line_scripts.append(_parse(alt_text, alt_map, depth, per_line=False))
     if root.has_error and per_line and "\n" in text.strip():
         pos = 0
         for line in text.split("\n"):
@@ -605,6 +608,44 @@ def _parse(text: str, omap: OffsetMap, depth: int, per_line: bool) -> Script:
                 script.line_scripts.append(_parse(line, omap.shift(pos), depth, per_line=False))
             pos += len(line) + 1
     return script
+
+
+_IFS = re.compile(r"\$\{IFS(?:[%#][^}]*)?\}|\$IFS\b")
+_VAR_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _alternate_readings(text: str, omap: OffsetMap, script: Script) -> list[tuple[str, OffsetMap]]:
+    """Other readings of ``text`` that the shell would run the same way, for evasions the
+    literal parse cannot see: ``$IFS``/``${IFS}`` used as a space (``curl${IFS}-s…``; replaced by
+    spaces of the same length, offsets unchanged) and variables assigned a literal value earlier
+    in the script used as a command or argument (``C=curl; $C … | $S``; each reference replaced
+    by the value, every character of it mapped to the reference)."""
+    out: list[tuple[str, OffsetMap]] = []
+    if _IFS.search(text):
+        out.append((_IFS.sub(lambda m: " " * len(m.group(0)), text), omap))
+    values: dict[str, str] = {}
+    for c in script.commands():
+        for name, w in c.assigns:
+            if not w.expands and len(w.text) <= 200:
+                values[name] = w.text
+    if values and any(c.argv and c.argv[0].text.startswith("$") for c in script.commands()):
+        pieces: list[str] = []
+        idx: list[int] = []
+        pos = 0
+        for m in _VAR_REF.finditer(text):
+            name = m.group(1) or m.group(2)
+            if name not in values:
+                continue
+            pieces.append(text[pos : m.start()])
+            idx.extend(range(pos, m.start()))
+            pieces.append(values[name])
+            n = len(values[name])
+            idx.extend([m.start()] * (n - 1) + [m.end() - 1] if n > 1 else [m.start()])
+            pos = m.end()
+        pieces.append(text[pos:])
+        idx.extend(range(pos, len(text)))
+        out.append(("".join(pieces), omap.sub(idx)))
+    return out
 
 
 _STATEMENT_SKIP = {"comment", "heredoc_body", "heredoc_start", "heredoc_end", ";", "&", "&&", "||", "|", "|&",

