@@ -703,6 +703,7 @@ def _decoded_payload(j: _Judge, stages: Sequence[Command], depth: int) -> None:
                 sub = shell.parse(payload, omap, depth + 1)
                 for h in judge_script(sub, j.origin):
                     h.message += " (decoded from the encoded text piped into " + stages[k].effective()[0] + ")"
+                    h.start, h.end = lit[0].start, lit[-1].end  # decoded offsets do not map back: the literal
                     j.hits.append(h)
             return
 
