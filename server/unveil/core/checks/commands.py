@@ -1513,15 +1513,18 @@ def _strip_prompts(text: str, console: bool) -> tuple[str, bool]:
 
 
 def looks_like_shell(text: str) -> bool:
-    """Whether most non-empty, non-comment lines of ``text`` start with a known command word
-    (after an optional ``$ `` prompt and ``sudo``): unlabelled fences and indented blocks."""
+    """Whether at least two thirds of the non-empty, non-comment lines of ``text`` start with a
+    known command word (after an optional ``$ `` prompt and ``sudo``), or a line has a ``$ ``
+    prompt: unlabelled and plain-text fences and indented blocks. (A list of quoted patterns in a
+    ``text`` fence, half prose, is not a script.)"""
     n = hit = 0
     for ln in text.split("\n"):
         s = ln.strip()
         if not s or s.startswith("#") or s.startswith("//"):
             continue
         n += 1
-        s = re.sub(r"^\$\s+", "", s)
+        if s.startswith("$ "):
+            return True
         first = re.split(r"[\s|;&()<>]", s, maxsplit=1)[0]
         if first == "sudo":
             first = (s.split() + ["", ""])[1]
@@ -1529,7 +1532,7 @@ def looks_like_shell(text: str) -> bool:
             hit += 1
         if n >= 40:
             break
-    return n > 0 and hit * 2 >= n
+    return n > 0 and hit * 3 >= n * 2
 
 
 def _inline_command(code: str) -> bool:
