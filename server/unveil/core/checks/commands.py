@@ -1512,6 +1512,51 @@ def _strip_prompts(text: str, console: bool) -> tuple[str, bool]:
     return "\n".join(out), True
 
 
+CONFIG_LANGS = frozenset({"json", "jsonc", "json5", "yaml", "yml", "toml"})
+_JSON_COMMAND = re.compile(r'"(?:command|cmd|script|run)"\s*:\s*"((?:\\.|[^"\\\n]){1,4000})"')
+_YAML_COMMAND = re.compile(r"(?m)^[ \t-]*(?:command|cmd|run)\s*[:=]\s*(?:(['\"])(.{1,4000}?)\1|([^'\"#\n][^\n]{0,4000}))[ \t]*$")
+
+
+_JSON_ESC = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/", "\\": "\\", '"': '"'}
+
+
+def _json_unescape(raw: str) -> tuple[str, list[int]]:
+    """A JSON string body decoded, with the index in ``raw`` each character came from."""
+    out: list[str] = []
+    idx: list[int] = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\" and i + 1 < len(raw):
+            e = raw[i + 1]
+            if e == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", raw[i + 2 : i + 6]):
+                out.append(chr(int(raw[i + 2 : i + 6], 16)))
+                idx.append(i)
+                i += 6
+                continue
+            out.append(_JSON_ESC.get(e, e))
+            idx.append(i)
+            i += 2
+            continue
+        out.append(c)
+        idx.append(i)
+        i += 1
+    return "".join(out), idx
+
+
+def _config_commands(body: str, omap: OffsetMap, origin: str) -> list[Finding]:
+    """``"command": "…"`` values in a JSON/YAML/TOML sample (a settings.json hook, an MCP server,
+    a task): the agent may write that file, and the command then runs by itself. Judged as code."""
+    out: list[Finding] = []
+    for m in _JSON_COMMAND.finditer(body):
+        value, idx = _json_unescape(m.group(1))
+        out.extend(command_findings(value, omap.shift(m.start(1)).sub(idx), origin))
+    for m in _YAML_COMMAND.finditer(body):
+        g = 2 if m.group(2) is not None else 3
+        out.extend(command_findings(m.group(g), omap.shift(m.start(g)), origin))
+    return out
+
+
 def looks_like_shell(text: str) -> bool:
     """Whether at least two thirds of the non-empty, non-comment lines of ``text`` start with a
     known command word (after an optional ``$ `` prompt and ``sudo``), or a line has a ``$ ``
@@ -1571,6 +1616,9 @@ def check(ctx) -> list[Finding]:
             continue
         if lang in JS_LANGS:
             out.extend(command_findings(body_text, omap, origin, "javascript"))
+            continue
+        if lang in CONFIG_LANGS:
+            out.extend(_config_commands(body_text, omap, origin))
             continue
         if lang in SHELL_LANGS or origin == "bang" or (lang in PLAIN_LANGS and looks_like_shell(body_text)):
             stripped, _console = _strip_prompts(body_text, lang in ("console", "shell-session", "shellsession",
