@@ -403,6 +403,8 @@ _ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E"
 
 
 _SPECIAL_WORD = re.compile(r"[\\'\"$`<>]")
+_SEGMENT = re.compile(r"'[^']*'|\"[^\"\\$`]*\"|[^'\"\\$`<>]+")
+_SIMPLE_QUOTED = re.compile(r"(?:'[^']*'|\"[^\"\\$`]*\"|[^'\"\\$`<>]+)+")
 
 
 def unquote(raw: str) -> tuple[str, list[int], bool]:
@@ -412,6 +414,16 @@ def unquote(raw: str) -> tuple[str, list[int], bool]:
     escapes ``\\n``, ``\\xHH``, ``\\uHHHH``, octal), backslash escapes and line continuations."""
     if not _SPECIAL_WORD.search(raw):
         return raw, list(range(len(raw))), False
+    if _SIMPLE_QUOTED.fullmatch(raw):  # plain and simply quoted segments: no per-character loop
+        parts: list[str] = []
+        idx: list[int] = []
+        for m in _SEGMENT.finditer(raw):
+            a, b = m.span()
+            if raw[a] in "'\"":
+                a, b = a + 1, b - 1
+            parts.append(raw[a:b])
+            idx.extend(range(a, b))
+        return "".join(parts), idx, False
     out: list[str] = []
     omap: list[int] = []
     n = len(raw)

@@ -540,13 +540,14 @@ def judge_script(script: Script, origin: str) -> list[Hit]:
     command found at ``origin`` (``code``, ``hook``, ``bang``, ``config``, ``permission``,
     ``decoded``, ``hidden``)."""
     j = _Judge(origin)
-    for s in script.scripts():
+    scripts = list(script.scripts())
+    for s in scripts:
         _download_exec(j, s)
         if s.truncated is not None:
             j.add(RULE_TRUNCATED, Severity.WARNING, s.truncated, s.truncated + 1,
                   f"shell nested deeper than {shell.MAX_DEPTH} levels (sh -c / eval / $(…)): the innermost "
                   "commands were not parsed")
-    for s in script.scripts():
+    for s in scripts:
         for p in s.pipelines:
             for k, st in enumerate(p.stages[1:], 1):
                 before = []
@@ -567,7 +568,7 @@ def judge_script(script: Script, origin: str) -> list[Hit]:
         for sn in c.snippets:
             for h in judge_snippet(sn, origin):
                 j.hits.append(h)
-    for s in script.scripts():
+    for s in scripts:
         _pipes_send(j, s)
     return j.hits
 
