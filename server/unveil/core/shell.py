@@ -587,14 +587,17 @@ class _Src:
 def parse(text: str, omap: OffsetMap | int = 0, depth: int = 0) -> Script:
     """Parse ``text`` as shell. ``omap``: where ``text`` is in the caller's text (an
     :class:`OffsetMap`, or a base offset). ``depth``: nesting level (bodies deeper than
-    :data:`MAX_DEPTH` are not parsed: :attr:`Script.truncated`). Never raises: on any internal
-    error the result is an empty script with ``has_error`` set."""
+    :data:`MAX_DEPTH` are not parsed: :attr:`Script.truncated`). Raises ``ImportError`` only when
+    tree-sitter-bash is not installed; on any other internal error the result is an empty script
+    with ``has_error`` set (a tree too deep for Python's recursion: ``truncated`` too)."""
     if isinstance(omap, int):
         omap = OffsetMap.at(omap)
     try:
         return _parse(text, omap, depth, per_line=True)
     except RecursionError:
         return Script([], omap(0), omap(0), has_error=True, truncated=omap(0), depth=depth)
+    except ImportError:
+        raise  # no parser installed: the caller must say so, not find nothing
     except Exception as exc:  # noqa: BLE001 - a parse never stops an analysis
         log.warning("shell parse failed: %s", exc, exc_info=True)
         return Script([], omap(0), omap(0), has_error=True, depth=depth)
@@ -966,10 +969,7 @@ def _flag_value(args: Sequence[Word], letter: str, exact: str | None = None) -> 
                 n = len(exact) + 1
                 return t[n:], a.omap.shift(n)
         elif t.startswith("-") and not t.startswith("--") and len(t) > 1 and t[1:].isalpha() and letter in t[1:]:
-            if t.endswith(letter) or len(letter) > 1:
-                hit = True
-            else:  # -cSCRIPT is not an option form shells use; take the next word anyway
-                hit = True
+            hit = True  # `-c`, `-lc`, `-ec`: the script is the next word
         if hit and k + 1 < len(args):
             w = args[k + 1]
             return w.text, w.omap

@@ -617,10 +617,6 @@ def _download_exec(j: _Judge, s: Script) -> None:
                     f = _script_fetches(sub)
                     if f is not None:
                         tainted[name] = f
-            for w in st.argv:
-                for sub in w.subs:
-                    if st.name in ("read", "mapfile", "readarray"):
-                        pass
             # 2. executors whose program is a substitution that fetches
             _exec_substitution(j, st, tainted)
             for fn in _downloaded_files(st):
@@ -1064,14 +1060,9 @@ def _pipes_send(j: _Judge, s: Script) -> None:
                 j.add(RULE_SEND_SECRET, Severity.WARNING if _is_local(dest) else Severity.ERROR, p.start, p.end,
                       f"Sends {', '.join(dict.fromkeys(secrets))} to {_clip(dest or 'a remote host', 60)} "
                       f"(piped into {st.effective()[0]})")
-            elif not _is_local(dest) and st.effective()[0] in SOCKETS and not _fetch_to_stdout_only(p, k):
+            elif not _is_local(dest) and st.effective()[0] in SOCKETS:
                 j.add(RULE_UPLOAD, _sev(j.auto, False), p.start, p.end,
                       f"Pipes command output to {_clip(dest or 'a remote host', 60)} ({st.effective()[0]})")
-
-
-def _fetch_to_stdout_only(p, k) -> bool:
-    # `echo GET / | nc host 80` style probes are still sending; keep reporting
-    return False
 
 
 _GIT_PERSIST_KEYS = re.compile(r"(?i)^(?:core\.(?:hookspath|sshcommand|fsmonitor|pager|editor|askpass)|"
@@ -1088,8 +1079,6 @@ def _written_paths(c: Command) -> list[Word]:
         out.extend(ops)
     elif name in ("cp", "mv", "install", "rsync", "ln", "scp", "ditto") and len(ops) >= 2:
         out.append(ops[-1])
-        if name == "ln":
-            pass
     elif name in ("sed", "perl") and any(a.text.startswith("-i") or a.text.startswith("-pi") for a in args):
         out.extend(ops[1:] if name == "sed" else ops[1:])
     elif name == "dd":
@@ -1177,7 +1166,7 @@ def _secret_paths(j: _Judge, c: Command) -> None:
         loc = secret_in(w.text)
         if loc is None:
             continue
-        if name in SENDERS and name not in ("cat",):
+        if name in SENDERS:
             continue  # judged as sending (EXF011)
         manage = name in READ_LIKE_SKIP
         if manage and not j.auto:
@@ -1384,8 +1373,6 @@ def _judge_js(sn: Snippet, origin: str, python: bool = False) -> list[Hit]:
                       f"Persistence: {_lang_label(sn)} code writes {loc.label} {_clip(s, 50)}")
                 break
     for m in _JS_EXEC.finditer(text):
-        if m.group(1) == "`" and "${" in m.group(2):
-            pass
         sub = shell.parse(m.group(2).replace("\\'", "'").replace('\\"', '"'), sn.omap.shift(m.start(2)), depth=1)
         j.hits.extend(judge_script(sub, j.origin))
     return j.hits
@@ -1441,6 +1428,8 @@ def command_findings(text: str, base_offset: int | OffsetMap = 0, origin: str = 
         else:
             hits = judge_snippet(Snippet(language, text, omap, "fence"), origin)
         return _finalize(hits, origin, hidden=origin in ("hidden", "decoded"))
+    except ImportError:
+        raise  # tree-sitter missing: analyze() reports UNV001 (this check did not run) instead of silence
     except Exception as exc:  # noqa: BLE001 - one bad string never stops the analysis
         log.warning("command judgement failed: %s", exc, exc_info=True)
         return []
