@@ -112,6 +112,9 @@ def analyze(
                     category="internal",
                 )
             )
+    from unveil.core.checks import commands as _commands  # parsed command rules replace overlapping regex hits
+
+    found = _commands.supersede(found, rules or bundled_rules())
     findings = _apply_metadata(found, rules or bundled_rules(), settings, path, doc)
     suppressed: list[Finding] = []
     try:

@@ -39,6 +39,7 @@ class Context:
 def all_checks():
     """The check functions in a fixed order, imported lazily."""
     from unveil.core.checks import unicode, markup, directives, obfuscation, limits
-    from unveil.core.checks import frontmatter_schema
+    from unveil.core.checks import frontmatter_schema, commands
 
-    return [unicode.check, markup.check, directives.check, obfuscation.check, limits.check, frontmatter_schema.check]
+    return [unicode.check, markup.check, directives.check, obfuscation.check, limits.check, frontmatter_schema.check,
+            commands.check]
