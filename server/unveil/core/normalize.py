@@ -16,8 +16,9 @@ analysis by :mod:`unveil.core.checks.directives` and shared with the obfuscation
      an inline code span that breaks a word (``i`gn`ore``) — in prose and hidden text only, never in
      code or frontmatter (globs such as ``Bash(rm:*)`` stay intact);
   2. joins soft-wrapped lines of a paragraph (the line break and the next line's indentation or
-     ``>`` prefix become one space) and a list item that continues the previous item's sentence
-     (the previous item has no closing punctuation and the next starts with a lower-case letter);
+     ``>`` prefix become one space) where the sentence goes on — the line has no closing
+     punctuation and the next starts with a lower-case letter, so a line that starts a new sentence
+     keeps ``^`` anchors — and likewise a list item that continues the previous item's sentence;
      in frontmatter, an indented continuation line of a YAML plain or folded value;
   3. decodes HTML character references (named, decimal, hex; a single one too), percent escapes
      (a run that decodes to text with an ASCII letter or digit, or a space between two letters)
@@ -507,7 +508,12 @@ def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: l
                 continue
             out.append((p, q + k + lm.end(), " "))
             continue
-        k2 = k + (len(rest) - len(rest.lstrip(" \t")))
+        # a soft wrap inside a sentence: the previous line does not close it and the next goes on
+        # in lower case (a line that starts a new sentence keeps its break, so `^` anchors hold)
+        body = rest.lstrip(" \t")
+        if _ENDS_SENTENCE.search(prev) or prev.rstrip().endswith(":") or not body.lstrip("*_`~\"'“(")[:1].islower():
+            continue
+        k2 = k + (len(rest) - len(body))
         out.append((p, q + k2, " "))
 
 
