@@ -17,16 +17,16 @@ analysis by :mod:`unveil.core.checks.directives` and shared with the obfuscation
      code or frontmatter (globs such as ``Bash(rm:*)`` stay intact);
   2. joins soft-wrapped lines of a paragraph (the line break and the next line's indentation or
      ``>`` prefix become one space) where the sentence goes on — the line has no closing
-     punctuation and the next starts with a lower-case letter, so a line that starts a new sentence
-     keeps ``^`` anchors — and likewise a list item that continues the previous item's sentence;
+     punctuation and the next does not start with a capital letter, so a line that starts a new
+     sentence keeps ``^`` anchors — and likewise a list item that continues the previous item's sentence;
      in frontmatter, an indented continuation line of a YAML plain or folded value;
   3. decodes HTML character references (named, decimal, hex; a single one too), percent escapes
      (a run that decodes to text with an ASCII letter or digit, or a space between two letters)
      and ``\xNN`` / ``\uXXXX`` / ``\u{X…}`` / ``\UXXXXXXXX`` escapes (printable results only; an
      escaped backslash is left alone);
   4. per character: tag characters decoded, Default_Ignorable removed, NFKC, combining marks
-     (General_Category Mn) after a Latin letter dropped (zalgo; precomposed accents such as ``é``
-     are kept), and confusables folded to ASCII by their UTS #39 skeleton
+     (General_Category Mn) after a Latin letter or any ASCII character dropped (zalgo; precomposed
+     accents such as ``é`` are kept, and marks on other scripts' letters stay), and confusables folded to ASCII by their UTS #39 skeleton
      (``data/confusables-ascii.json``, see its README): symbols and punctuation always, letters and
      digits only in a word that mixes them with ASCII letters or stands next to an ASCII word
      (a line of real Cyrillic or Greek text is left as it is; Han, kana and Hangul never fold).
@@ -273,8 +273,7 @@ class _Builder:
             self.copies.append(True)
         self.parts.append(s)
         self.out_len += n
-        last = s[-1]
-        self.prev_latin = ("a" <= last <= "z") or ("A" <= last <= "Z")
+        self.prev_latin = True  # an ASCII base: combining marks after it are decoration
 
     def replace(self, s: str, src: int, src_end: int) -> None:
         if not s:
@@ -328,12 +327,12 @@ def _norm_chars(b: _Builder, chars: str, text: str, src: int, src_end: int, cach
                 b.replace(res, src + k, src + k + 1)
             if res:
                 last = res[-1]
-                b.prev_latin = bool(_LATIN.match(last)) if not last.isascii() else last.isalpha()
+                b.prev_latin = last.isascii() or bool(_LATIN.match(last))
         else:
             out.append(res)
             if res:
                 last = res[-1]
-                b.prev_latin = bool(_LATIN.match(last)) if not last.isascii() else last.isalpha()
+                b.prev_latin = last.isascii() or bool(_LATIN.match(last))
     if not per_char:
         b.replace("".join(out), src, src_end)
 
@@ -511,7 +510,7 @@ def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: l
         # a soft wrap inside a sentence: the previous line does not close it and the next goes on
         # in lower case (a line that starts a new sentence keeps its break, so `^` anchors hold)
         body = rest.lstrip(" \t")
-        if _ENDS_SENTENCE.search(prev) or prev.rstrip().endswith(":") or not body.lstrip("*_`~\"'“(")[:1].islower():
+        if _ENDS_SENTENCE.search(prev) or prev.rstrip().endswith(":") or body.lstrip("*_`~\"'“(")[:1].isupper():
             continue
         k2 = k + (len(rest) - len(body))
         out.append((p, q + k2, " "))
@@ -644,7 +643,7 @@ def normalise(text: str, code: Sequence[tuple[int, int]] = (), frontmatter: tupl
         if repl:
             if repl.isascii():
                 b.replace(repl, s, e)
-                b.prev_latin = repl[-1].isalpha()
+                b.prev_latin = True
             else:
                 _norm_chars(b, repl, text, s, e, cache, per_char=False, force_fold=True)
         pos = e

@@ -44,7 +44,7 @@ import html.entities
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from unveil.core.findings import Finding, Severity
@@ -401,6 +401,11 @@ _QUOTED = re.compile(r"[\"“'`]([^\"”'`]{12,})[\"”'`]")
 _AFTER_COLON = re.compile(r":\s*(\S.{11,})$")
 
 
+WEAK_RATE = 0.3
+"""Common-word rate at which rot13 / reversed text is decoded and rescanned; below the English bar
+(0.6, or 0.45 when framed) it is reported only when the rescan finds a directive."""
+
+
 def _rate(words: list[str]) -> float:
     return sum(1 for w in words if w in _COMMON) / len(words) if words else 0.0
 
@@ -411,20 +416,21 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
     the bar (3 words, 45 % common words instead of 5 words and 60 %)."""
     out = []
     any_rot, any_rev = bool(_ROT_FRAME.search(text)), bool(_REV_FRAME.search(text))
+    any_rev = any_rev or "//:ptth" in text or "//:sptth" in text  # a reversed URL frames its line
     for lm in _LINE_RE.finditer(text):
         line = lm.group(0)
         words = [w.lower() for w in _WORD3.findall(line)]
         if len(words) < 3:
             continue
         frame_rot = any_rot and bool(_ROT_FRAME.search(line))
-        frame_rev = any_rev and bool(_REV_FRAME.search(line))
+        frame_rev = (any_rev and bool(_REV_FRAME.search(line))) or "//:ptth" in line or "//:sptth" in line
         framed = frame_rot or frame_rev
         if not framed:
             if len(words) < 5 or _rate(words) >= 0.15:
                 continue
             if (
-                _rate([w.translate(_ROT13) for w in words]) < 0.4
-                and _rate([w[::-1] for w in words]) < 0.4
+                _rate([w.translate(_ROT13) for w in words]) < WEAK_RATE
+                and _rate([w[::-1] for w in words]) < WEAK_RATE
             ):
                 continue
         spans = [(m.start(1), m.end(1)) for m in _QUOTED.finditer(line)]
@@ -438,17 +444,20 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
             if len(cw) < 3 or _rate(cw) >= (0.35 if framed else 0.15):
                 continue
             visible = re.sub(r"\s", "", chunk)
-            if sum(ch.isalpha() for ch in visible) < 0.75 * len(visible):
+            if sum(ch.isalpha() for ch in visible) < (0.5 if framed else 0.75) * len(visible):
                 continue  # code, formulas, tables
             need = 0.45 if framed else 0.6
             found = None
-            if len(cw) >= (3 if frame_rot else 5) and _rate([w.translate(_ROT13) for w in cw]) >= need:
-                found = ("rot13", chunk.translate(_ROT13))
-            elif len(cw) >= (3 if frame_rev else 5) and _rate([w[::-1] for w in cw]) >= need:
-                found = ("reversed text", chunk[::-1])
+            rot_rate = _rate([w.translate(_ROT13) for w in cw])
+            rev_rate = _rate([w[::-1] for w in cw])
+            if len(cw) >= (3 if frame_rot else 5) and rot_rate >= WEAK_RATE and rot_rate >= rev_rate:
+                found = ("rot13", chunk.translate(_ROT13), rot_rate >= need)
+            elif len(cw) >= (3 if frame_rev else 5) and rev_rate >= WEAK_RATE:
+                found = ("reversed text", chunk[::-1], rev_rate >= need)
             if found:
                 start, end = lm.start() + s, lm.start() + e
-                out.append(Decoded("OBF006", start, end, found[0], found[1].strip(), framed, True))
+                # below the English bar ("weak"): reported only when the rescan finds a directive
+                out.append(Decoded("OBF006", start, end, found[0], found[1].strip(), framed, found[2]))
                 break
     return out
 
@@ -684,8 +693,8 @@ class Budget:
     """What is left of the per-document decode bounds; ``skipped`` runs were not rescanned and
     ``first_skipped`` is the offset (in the top-level text) of the first, or ``None``."""
 
-    runs: int = MAX_RUNS
-    chars: int = MAX_DECODED_CHARS
+    runs: int = field(default_factory=lambda: MAX_RUNS)
+    chars: int = field(default_factory=lambda: MAX_DECODED_CHARS)
     skipped: int = 0
     first_skipped: int | None = None
     depth_hit: bool = False
@@ -747,8 +756,8 @@ def finding_for(d: Decoded, depth: int = 0, hits: list[Finding] | None = None) -
     hits = [h for h in hits if h.severity <= Severity.WARNING]
     rule_ids = sorted({h.rule for h in hits})
     text = f"{d.encoding} decoding to \"{preview(d.text)}\""
-    if d.encoding == "rot13" and not rule_ids:
-        return None  # rot13 only where the decoded text reads as a directive
+    if (d.encoding == "rot13" or (d.rule == "OBF006" and not d.strong)) and not rule_ids:
+        return None  # rot13 (and weakly English reversed text) only where the decoded text reads as a directive
     if rule_ids:
         named = ", ".join(rule_ids)
         msgs = "; ".join(dict.fromkeys(h.message for h in hits if h.message and not h.message.startswith("nested ")))
