@@ -464,13 +464,12 @@ def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: l
     """Soft line breaks in prose paragraphs and continued list items become one space; indented
     continuation lines of YAML values in frontmatter likewise."""
     n = len(text)
-    for m in _LINE_END.finditer(text):
-        p, q = m.span()
+    ends = [m.span() for m in _LINE_END.finditer(text)]
+    for idx, (p, q) in enumerate(ends):
         if q >= n:
             break
-        ls = max(text.rfind("\n", 0, p), text.rfind("\r", 0, p)) + 1
-        le_m = _LINE_END.search(text, q)
-        le = le_m.start() if le_m else n
+        ls = ends[idx - 1][1] if idx else 0
+        le = ends[idx + 1][0] if idx + 1 < len(ends) else n
         prev, nxt = text[ls:p], text[q:le]
         if not prev.strip() or not nxt.strip():
             continue

@@ -942,6 +942,26 @@ class _Target:
         self.lines: _Lines | None = None
         self.orig_start = orig_start
         self.orig_end = orig_end
+        self.changed = None  # for the model view: () -> set of its lines the reading rewrote
+
+    def set_changed(self, source_spans, view) -> None:
+        """Mark this target (the model view) as a second pass: ``source_spans`` are the source
+        ranges the reading rewrote or deleted; their lines are computed on first use."""
+        memo: list = []
+
+        def changed() -> set[int]:
+            if not memo:
+                lines = self.line_index()
+                starts = lines.starts
+                got: set[int] = set()
+                for a, b in source_spans:
+                    va, vb = view.view_offset(a), max(view.view_offset(a), view.view_offset(b) - 1)
+                    la, lb = bisect_right(starts, va) - 1, bisect_right(starts, vb) - 1
+                    got.update(range(max(0, la), lb + 1))
+                memo.append(got)
+            return memo[0]
+
+        self.changed = changed
 
     def line_index(self) -> "_Lines":
         if self.lines is None:
@@ -982,12 +1002,29 @@ def doc_state(text: str, markdown=None, decoded: bool = False) -> DocState:
     view = dc.view
     targets = {"reading": _Target("reading", reading.text, reading.orig_start, reading.orig_end)}
     if reading.text != view.text:
-        targets["view"] = _Target("view", view.text, view.orig_start, view.orig_end)
+        vt = _Target("view", view.text, view.orig_start, view.orig_end)
+        vt.set_changed(_rewritten(reading), view)
+        targets["view"] = vt
     state = DocState(dc, reading, targets, decoded)
     if len(_STATES) >= 6:
         _STATES.pop(next(iter(_STATES)))
     _STATES[key] = (text, markdown, state)
     return state
+
+
+def _rewritten(reading) -> list[tuple[int, int]]:
+    """Source ranges the reading changed: its non-copy segments and the text it deleted."""
+    out = []
+    prev = 0
+    for s, e, copy in zip(reading.src_starts, reading.src_ends, reading.copies):
+        if s > prev:
+            out.append((prev, s))
+        if not copy:
+            out.append((s, e))
+        prev = max(prev, e)
+    if prev < reading.source_length:
+        out.append((prev, reading.source_length))
+    return out
 
 
 def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[Finding]:
@@ -1089,6 +1126,11 @@ def _scan_pattern(pr: PatternRule, i: int, pat, t: _Target, state: DocState, tim
         lines = t.line_index()
         if lines.ok:
             cand = lines.candidates(clauses)
+            if t.changed is not None:
+                # the model view pass: a single-line match on a line the reading left unchanged is
+                # found there already; only lines the reading rewrote can add anything
+                changed = t.changed()
+                cand = sorted(changed) if cand is None else [ln for ln in cand if ln in changed]
             if cand is not None:
                 windows_spans = [lines.span(ln) for ln in cand]
     windows = None  # else (pos, stop, endpos) around the literals of a bounded-width pattern
