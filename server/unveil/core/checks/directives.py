@@ -20,9 +20,14 @@ are read from ``Rule.raw``)::
     kinds = ["*"]            # file kind ids (unveil.core.kinds) or "*" (default)
     patterns = ['''regex''', ...]
                              # `regex` module syntax, compiled IGNORECASE (+ VERBOSE if verbose = true)
-                             # and MULTILINE. Matched on the *model view*: NFKC per character,
-                             # Default_Ignorable code points removed, Unicode tag characters decoded
-                             # to ASCII; ranges map back exactly to the original text.
+                             # and MULTILINE. Matched on the *normalised reading*
+                             # (unveil.core.normalize: emphasis stripped, soft wraps joined,
+                             # character references and escapes decoded, NFKC, zalgo and
+                             # invisibles dropped, confusables folded); secrets rules and patterns
+                             # naming `*`, a backtick, `&#`, `%XX` or `\x` also on the model view.
+                             # Ranges map back exactly to the original text. Decoded payloads
+                             # (base64, hex, rot13 …) are rescanned with every rule and their hits
+                             # reported at the encoded span.
                              # A named group `hit` narrows the reported range (e.g. to a YAML value);
                              # `\K` works too. Keep patterns linear: bounded repeats ({0,80}), no
                              # nested quantifiers.
