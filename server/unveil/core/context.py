@@ -2,11 +2,10 @@
 
 Three layers, all pure functions of the text (plus the markdown layer when it is available):
 
-* :func:`model_view` — the text as a model reads it: NFKC per character, Default_Ignorable code
-  points removed (zero-width, soft hyphen, variation selectors …) and Unicode tag characters
-  U+E0020–E007E decoded to the ASCII they encode. Every character of the view maps back to the
-  code-point offset of the original character it came from, so ranges reported on the original
-  text are exact.
+* :func:`model_view` — the text as a model reads it (defined in :mod:`unveil.core.normalize`,
+  re-exported here): NFKC per character, Default_Ignorable code points removed and Unicode tag
+  characters decoded; every character maps back to its original code-point offset. The pattern
+  rules match the normalised reading of that module; the judgement below works on this view.
 * :func:`regions` — frontmatter, code (fences, indented blocks, inline code) and hidden spans
   (HTML comments, reference-definition comments, decoded tag runs, plus whatever hidden spans the
   markdown layer exposes), in original code-point offsets.
@@ -23,8 +22,7 @@ severity (false positive rather than false negative).
 from __future__ import annotations
 
 import bisect
-import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import regex
@@ -32,89 +30,10 @@ import regex
 from unveil.core.findings import Severity
 
 # --------------------------------------------------------------------------------------------
-# Model view
+# Model view: defined in unveil.core.normalize (with the normalised reading); re-exported here
 # --------------------------------------------------------------------------------------------
 
-_SPECIAL = regex.compile(r"[^\x00-\x7f]+")
-_IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
-
-
-@dataclass
-class ModelView:
-    """The normalised text ``text`` and its map back to the original.
-
-    ``omap[i]`` is the original code-point offset of view character ``i`` (``None`` when the
-    view equals the original, i.e. pure ASCII). ``tag_runs`` are original ``(start, end)`` spans
-    of decoded Unicode tag characters (hidden text).
-    """
-
-    text: str
-    omap: list[int] | None = None
-    tag_runs: list[tuple[int, int]] = field(default_factory=list)
-    original_length: int = 0
-
-    def orig_start(self, i: int) -> int:
-        """Original offset of view offset ``i`` used as a range start."""
-        if self.omap is None:
-            return i
-        if i >= len(self.omap):
-            return self.original_length
-        return self.omap[i]
-
-    def orig_end(self, i: int) -> int:
-        """Original offset of view offset ``i`` used as an exclusive range end (code points)."""
-        if self.omap is None:
-            return i
-        if i <= 0:
-            return self.omap[0] if self.omap else 0
-        return self.omap[min(i, len(self.omap)) - 1] + 1
-
-    def view_offset(self, orig: int) -> int:
-        """First view offset whose original offset is ``>= orig``."""
-        if self.omap is None:
-            return orig
-        return bisect.bisect_left(self.omap, orig)
-
-
-def model_view(text: str) -> ModelView:
-    """Build the :class:`ModelView` of ``text``. Linear time; ASCII runs are copied whole."""
-    if text.isascii():
-        return ModelView(text, None, [], len(text))
-    out: list[str] = []
-    omap: list[int] = []
-    tag_runs: list[tuple[int, int]] = []
-    pos = 0
-    for m in _SPECIAL.finditer(text):
-        if m.start() > pos:
-            out.append(text[pos : m.start()])
-            omap.extend(range(pos, m.start()))
-        run_start = None
-        for i in range(m.start(), m.end()):
-            ch = text[i]
-            cp = ord(ch)
-            if 0xE0000 <= cp <= 0xE007F:
-                if run_start is None:
-                    run_start = i
-                if 0xE0020 <= cp <= 0xE007E:
-                    out.append(chr(cp - 0xE0000))
-                    omap.append(i)
-                continue
-            if run_start is not None:
-                tag_runs.append((run_start, i))
-                run_start = None
-            if _IGNORABLE.match(ch):
-                continue
-            norm = unicodedata.normalize("NFKC", ch)
-            out.append(norm)
-            omap.extend([i] * len(norm))
-        if run_start is not None:
-            tag_runs.append((run_start, m.end()))
-        pos = m.end()
-    if pos < len(text):
-        out.append(text[pos:])
-        omap.extend(range(pos, len(text)))
-    return ModelView("".join(out), omap, tag_runs, len(text))
-
+from unveil.core.normalize import ModelView, model_view  # noqa: E402,F401
 
 # --------------------------------------------------------------------------------------------
 # Regions

@@ -20,9 +20,14 @@ are read from ``Rule.raw``)::
     kinds = ["*"]            # file kind ids (unveil.core.kinds) or "*" (default)
     patterns = ['''regex''', ...]
                              # `regex` module syntax, compiled IGNORECASE (+ VERBOSE if verbose = true)
-                             # and MULTILINE. Matched on the *model view*: NFKC per character,
-                             # Default_Ignorable code points removed, Unicode tag characters decoded
-                             # to ASCII; ranges map back exactly to the original text.
+                             # and MULTILINE. Matched on the *normalised reading*
+                             # (unveil.core.normalize: emphasis stripped, soft wraps joined,
+                             # character references and escapes decoded, NFKC, zalgo and
+                             # invisibles dropped, confusables folded); secrets rules and patterns
+                             # naming `*`, a backtick, `&#`, `%XX` or `\x` also on the model view.
+                             # Ranges map back exactly to the original text. Decoded payloads
+                             # (base64, hex, rot13 …) are rescanned with every rule and their hits
+                             # reported at the encoded span.
                              # A named group `hit` narrows the reported range (e.g. to a YAML value);
                              # `\K` works too. Keep patterns linear: bounded repeats ({0,80}), no
                              # nested quantifiers.
@@ -139,6 +144,8 @@ class PatternRule:
     single_line: list = field(default_factory=list)
     """Per pattern: ``True`` when no match (lookarounds included) can cross a line break (see
     :func:`single_line`), so the pattern may run on candidate lines only."""
+    raw_too: bool | None = None
+    """Whether the rule also runs on the model view (:func:`needs_raw`; computed on first use)."""
 
     @property
     def id(self) -> str:
@@ -913,101 +920,279 @@ _REASON_TEXT = {
 }
 
 
-def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[Finding]:
-    """Run ``prules`` on the document of ``ctx`` (a :class:`unveil.core.checks.Context`).
-    Returns findings in original code-point offsets, before the combination pass.
-    ``timeout`` (seconds per pattern) defaults to :func:`pattern_timeout` of the text's size."""
-    text = ctx.doc.text
-    if not text:
-        return []
-    if timeout is None:
-        timeout = pattern_timeout(len(text))
-    dc = cx.doc_context(text, getattr(ctx, "markdown", None))
-    vt = dc.view.text
-    kind = getattr(ctx, "kind", "*") or "*"
-    folded = vt.casefold()
-    present: dict[str, bool] = {}
-    words = _word_index(folded) if len(folded) > _WINDOW_MIN_TEXT else None
-    lines: _Lines | None = None
-    out: list[Finding] = []
-    for pr in prules.rules:
-        if "*" not in pr.kinds and kind not in pr.kinds:
-            continue
-        seen: list[tuple[int, int]] = []  # one finding per overlapping stretch, whichever pattern hit first
-        for i, pat in enumerate(pr.patterns):
-            clauses = pr.prefilters[i] if i < len(pr.prefilters) else ()
-            if clauses and not _may_match(clauses, folded, present, words):
-                continue
-            spans = None  # None: the whole text; else (pos, endpos) of the candidate lines
-            if clauses and i < len(pr.single_line) and pr.single_line[i]:
-                if lines is None:
-                    lines = _Lines(vt, folded)
-                if lines.ok:
-                    cand = lines.candidates(clauses)
-                    if cand is not None:
-                        spans = [lines.span(ln) for ln in cand]
-            windows = None  # else (pos, stop, endpos) around the literals of a bounded-width pattern
-            if clauses and spans is None and len(vt) > _WINDOW_MIN_TEXT:
-                bounds = pr.widths[i] if i < len(pr.widths) else None
-                if bounds is not None:
-                    if lines is None:
-                        lines = _Lines(vt, folded)
-                    if lines.ok:
-                        lines.present, lines.words = present, words
-                        windows = lines.windows(clauses, bounds)
-            last = 0
-            try:
-                if windows is not None:
-                    matches = _in_windows(pat, vt, windows, timeout)
-                elif spans is None:
-                    matches = pat.finditer(vt, timeout=timeout)
-                else:
-                    matches = _in_spans(pat, vt, spans, timeout)
-                for m in matches:
-                    last = m.end()
-                    try:
-                        vs, ve = m.span("hit")
-                        if vs < 0:
-                            vs, ve = m.span()
-                    except (IndexError, regex.error):
-                        vs, ve = m.span()
-                    if ve <= vs:
-                        continue
-                    f = _finding(pr, dc, vs, ve, timeout)
-                    if f is not None and not any(s < f.end and f.start < e for s, e in seen):
-                        seen.append((f.start, f.end))
-                        out.append(f)
-            except TimeoutError:
-                o = dc.view.orig_start(last)
-                where = (f"after its last match on line {ctx.doc.line_of(o) + 1}" if last
-                         else "anywhere in the file")
-                out.append(
-                    Finding(
-                        TIMEOUT_RULE,
-                        Severity.WARNING,
-                        o,
-                        o,
-                        f"rule {pr.id} ({pr.rule.source}) timed out after {timeout:.2f} s on this file: this "
-                        f"pattern may have missed text {where} (pattern {_clip(pat.pattern, 60)!r})",
-                        category="internal",
-                        data={"rule": pr.id, "offset": o},
-                    )
-                )
+RAW_CATEGORIES = frozenset({"secrets"})
+"""Rule families that also run on the model view (exact key formats; see :mod:`unveil.core.normalize`)."""
+_RAW_SENSITIVE = regex.compile(r"\\\*|`|&#|&\[?[a-z]|%\[?[0-9a-f]|\\\\[xu]|~~", regex.I)
+"""A pattern naming what the normalised reading rewrites (a literal ``*``, ``~~`` or backtick, a
+character reference, a percent or backslash escape) also runs on the model view."""
+
+
+def needs_raw(pr: PatternRule) -> bool:
+    """Whether ``pr`` runs on the model view as well as on the normalised reading."""
+    if pr.raw_too is None:
+        pr.raw_too = pr.rule.category in RAW_CATEGORIES or any(_RAW_SENSITIVE.search(p.pattern) for p in pr.patterns)
+    return pr.raw_too
+
+
+class _Target:
+    """One reading the rules run on: its text, case-folded text, literal memo, word index and line
+    index, and its map back to source code points (``orig_start``/``orig_end``)."""
+
+    def __init__(self, name: str, text: str, orig_start, orig_end):
+        self.name = name
+        self.text = text
+        self.folded = text.casefold()
+        self.present: dict[str, bool] = {}
+        self.words = _word_index(self.folded) if len(self.folded) > _WINDOW_MIN_TEXT else None
+        self.lines: _Lines | None = None
+        self.orig_start = orig_start
+        self.orig_end = orig_end
+        self.changed = None  # for the model view: () -> set of its lines the reading rewrote
+
+    def set_changed(self, source_spans, view) -> None:
+        """Mark this target (the model view) as a second pass: ``source_spans`` are the source
+        ranges the reading rewrote or deleted; their lines are computed on first use."""
+        memo: list = []
+
+        def changed() -> set[int]:
+            if not memo:
+                lines = self.line_index()
+                starts = lines.starts
+                got: set[int] = set()
+                for a, b in source_spans:
+                    va, vb = view.view_offset(a), max(view.view_offset(a), view.view_offset(b) - 1)
+                    la, lb = bisect_right(starts, va) - 1, bisect_right(starts, vb) - 1
+                    got.update(range(max(0, la), lb + 1))
+                memo.append(got)
+            return memo[0]
+
+        self.changed = changed
+
+    def line_index(self) -> "_Lines":
+        if self.lines is None:
+            self.lines = _Lines(self.text, self.folded)
+            self.lines.present, self.lines.words = self.present, self.words
+        return self.lines
+
+
+@dataclass
+class DocState:
+    """Per-document inputs of the rules, built once per analysis: the :class:`~unveil.core.context.DocContext`
+    (model view, regions), the normalised :class:`~unveil.core.normalize.Reading` and the two
+    :class:`_Target` readings (``view`` is ``None`` when it equals the reading). ``decoded``: the
+    text is a decoded payload (every rule applies; it is hidden from a reader)."""
+
+    dc: cx.DocContext
+    reading: object
+    targets: dict
+    decoded: bool = False
+
+
+_STATES: dict = {}
+
+
+def doc_state(text: str, markdown=None, decoded: bool = False) -> DocState:
+    """The :class:`DocState` of ``text`` (cached for the last few texts, by identity of the text and
+    markdown layer, so the directives and obfuscation checks of one analysis share it)."""
+    key = (id(text), id(markdown), decoded)
+    got = _STATES.get(key)
+    if got is not None and got[0] is text and got[1] is markdown:
+        return got[2]
+    from unveil.core.normalize import normalise
+
+    dc = cx.doc_context(text, markdown)
+    if decoded:
+        dc.regions.hidden = [(0, len(text))]
+    reading = normalise(text, dc.regions.code, dc.regions.frontmatter)
+    view = dc.view
+    targets = {"reading": _Target("reading", reading.text, reading.orig_start, reading.orig_end)}
+    if reading.text != view.text:
+        vt = _Target("view", view.text, view.orig_start, view.orig_end)
+        vt.set_changed(_rewritten(reading), view)
+        targets["view"] = vt
+    state = DocState(dc, reading, targets, decoded)
+    if len(_STATES) >= 6:
+        _STATES.pop(next(iter(_STATES)))
+    _STATES[key] = (text, markdown, state)
+    return state
+
+
+def _rewritten(reading) -> list[tuple[int, int]]:
+    """Source ranges the reading changed: its non-copy segments and the text it deleted."""
+    out = []
+    prev = 0
+    for s, e, copy in zip(reading.src_starts, reading.src_ends, reading.copies):
+        if s > prev:
+            out.append((prev, s))
+        if not copy:
+            out.append((s, e))
+        prev = max(prev, e)
+    if prev < reading.source_length:
+        out.append((prev, reading.source_length))
     return out
 
 
-def _finding(pr: PatternRule, dc: cx.DocContext, vs: int, ve: int, timeout: float) -> Finding | None:
+def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[Finding]:
+    """Run ``prules`` on the document of ``ctx`` (a :class:`unveil.core.checks.Context`).
+    Returns findings in original code-point offsets, before the combination pass.
+    ``timeout`` (seconds per pattern) defaults to :func:`pattern_timeout` of the text's size.
+
+    Every rule runs on the normalised reading (:func:`unveil.core.normalize.normalise`); rules for
+    which :func:`needs_raw` holds also run on the model view. Then every decoded payload of the
+    document (:func:`unveil.core.checks.obfuscation.decode_document`) contributes the findings of
+    its rescan, reported at the encoded span. Findings of one rule that overlap in the original
+    text are merged (the first kept), so one payload gives one finding per rule."""
+    text = ctx.doc.text
+    if not text:
+        return []
+    state = doc_state(text, getattr(ctx, "markdown", None))
+    kind = getattr(ctx, "kind", "*") or "*"
+    seen: dict[str, list[tuple[int, int]]] = {}
+    out = _run(state, prules, kind, timeout if timeout is not None else pattern_timeout(len(text)), seen,
+               line_of=ctx.doc.line_of)
+    try:
+        from unveil.core.checks import obfuscation  # noqa: PLC0415 - obfuscation imports this module lazily
+
+        for d, hits in obfuscation.decode_document(text).payloads:
+            for h in hits:
+                if h.category == "internal" or (h.category == "obfuscation" and h.message.startswith("nested ")):
+                    continue  # timeouts of the rescan; nested-run markers (the obfuscation check reports those)
+                spans = seen.setdefault(h.rule, [])
+                if any(s < d.end and d.start < e for s, e in spans):
+                    continue
+                spans.append((d.start, d.end))
+                out.append(Finding(
+                    h.rule, h.severity, d.start, d.end,
+                    f"{h.message} — in {d.encoding}-decoded text \"{obfuscation.preview(d.text)}\"",
+                    category=h.category, hidden_text=d.text,
+                    data={**h.data, "region": "hidden", "decoded": d.encoding},
+                ))
+    except Exception:  # noqa: BLE001 - the decoded rescan never loses the direct findings
+        log.exception("decoded rescan failed")
+    return out
+
+
+def scan_text(text: str, prules: PatternRules | None = None, timeout: float | None = None) -> list[Finding]:
+    """Every pattern rule (whatever its ``kinds`` and ``applies``) on ``text``, a decoded payload:
+    findings in code-point offsets into ``text``, judged as hidden text (raised one step)."""
+    if not text:
+        return []
+    prules = prules or load_pattern_rules()
+    state = doc_state(text, None, decoded=True)
+    return _run(state, prules, None, timeout if timeout is not None else pattern_timeout(len(text)), {},
+                line_of=lambda o: text.count("\n", 0, o))
+
+
+def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float, seen: dict, line_of) -> list[Finding]:
+    out: list[Finding] = []
+    for pr in prules.rules:
+        if kind is not None and "*" not in pr.kinds and kind not in pr.kinds:
+            continue
+        spans = seen.setdefault(pr.id, [])  # one finding per overlapping stretch, whichever pattern hit first
+        names = ["reading", "view"] if needs_raw(pr) else ["reading"]
+        timed_out: set[int] = set()
+        for name in names:
+            t = state.targets.get(name)
+            if t is None:
+                continue
+            for i, pat in enumerate(pr.patterns):
+                if i in timed_out:
+                    continue
+                f_or_timeout = _scan_pattern(pr, i, pat, t, state, timeout, spans, out)
+                if f_or_timeout is not None:
+                    timed_out.add(i)
+                    o = f_or_timeout
+                    where = (f"after its last match on line {line_of(o) + 1}" if o else "anywhere in the file")
+                    out.append(
+                        Finding(
+                            TIMEOUT_RULE,
+                            Severity.WARNING,
+                            o,
+                            o,
+                            f"rule {pr.id} ({pr.rule.source}) timed out after {timeout:.2f} s on this file: this "
+                            f"pattern may have missed text {where} (pattern {_clip(pat.pattern, 60)!r})",
+                            category="internal",
+                            data={"rule": pr.id, "offset": o},
+                        )
+                    )
+    return out
+
+
+def _scan_pattern(pr: PatternRule, i: int, pat, t: _Target, state: DocState, timeout: float, spans: list,
+                  out: list) -> int | None:
+    """Run pattern ``i`` of ``pr`` on ``t``, appending new findings to ``out``. Returns ``None``,
+    or on timeout the source offset after the last match."""
+    vt = t.text
+    clauses = pr.prefilters[i] if i < len(pr.prefilters) else ()
+    if clauses and not _may_match(clauses, t.folded, t.present, t.words):
+        return None
+    windows_spans = None  # None: the whole text; else (pos, endpos) of the candidate lines
+    if clauses and i < len(pr.single_line) and pr.single_line[i]:
+        lines = t.line_index()
+        if lines.ok:
+            cand = lines.candidates(clauses)
+            if t.changed is not None:
+                # the model view pass: a single-line match on a line the reading left unchanged is
+                # found there already; only lines the reading rewrote can add anything
+                changed = t.changed()
+                cand = sorted(changed) if cand is None else [ln for ln in cand if ln in changed]
+            if cand is not None:
+                windows_spans = [lines.span(ln) for ln in cand]
+    windows = None  # else (pos, stop, endpos) around the literals of a bounded-width pattern
+    if clauses and windows_spans is None and len(vt) > _WINDOW_MIN_TEXT:
+        bounds = pr.widths[i] if i < len(pr.widths) else None
+        if bounds is not None:
+            lines = t.line_index()
+            if lines.ok:
+                windows = lines.windows(clauses, bounds)
+    last = 0
+    try:
+        if windows is not None:
+            matches = _in_windows(pat, vt, windows, timeout)
+        elif windows_spans is None:
+            matches = pat.finditer(vt, timeout=timeout)
+        else:
+            matches = _in_spans(pat, vt, windows_spans, timeout)
+        for m in matches:
+            last = m.end()
+            try:
+                vs, ve = m.span("hit")
+                if vs < 0:
+                    vs, ve = m.span()
+            except (IndexError, regex.error):
+                vs, ve = m.span()
+            while vs < ve and vt[vs].isspace():
+                vs += 1  # a range starts and ends on what the pattern is about, not on blank lines
+            while ve > vs and vt[ve - 1].isspace():
+                ve -= 1
+            if ve <= vs:
+                continue
+            f = _finding(pr, state, t, vs, ve, timeout)
+            if f is not None and not any(s < f.end and f.start < e for s, e in spans):
+                spans.append((f.start, f.end))
+                out.append(f)
+    except TimeoutError:
+        return t.orig_start(last) if last else 0
+    return None
+
+
+def _collapse(s: str) -> str:
+    return "".join(s.split())
+
+
+def _finding(pr: PatternRule, state: DocState, t: _Target, vs: int, ve: int, timeout: float) -> Finding | None:
+    dc = state.dc
     view = dc.view
-    ostart, oend = view.orig_start(vs), view.orig_end(ve)
+    ostart, oend = t.orig_start(vs), t.orig_end(ve)
     region = dc.regions.region(ostart)
     # frontmatter values are read every session (a skill's description is in every listing):
-    # a rule that applies to prose applies to them too
-    if region not in pr.applies and not (region == "frontmatter" and "prose" in pr.applies):
+    # a rule that applies to prose applies to them too; decoded payloads are read wherever they sit
+    if region not in pr.applies and not state.decoded and not (region == "frontmatter" and "prose" in pr.applies):
         return None
     if pr.requires or pr.excludes:
         line_only = region in ("frontmatter", "code")
-        us, ue = cx.unit_bounds(view.text, vs, ve, line_only=line_only)
-        unit = view.text[us:ue]
+        us, ue = cx.unit_bounds(t.text, vs, ve, line_only=line_only)
+        unit = t.text[us:ue]
         try:
             for p in pr.requires:
                 if not p.search(unit, timeout=timeout):
@@ -1017,16 +1202,22 @@ def _finding(pr: PatternRule, dc: cx.DocContext, vs: int, ve: int, timeout: floa
                     return None
         except TimeoutError:
             pass  # keep the hit rather than miss it
-    j = cx.judge(dc, pr.options, pr.rule.severity, vs, ve, pr.raise_if, pr.lower_if, timeout)
-    matched = view.text[vs:ve]
+    # the judgement reads the model view: the same source range there
+    jvs = view.view_offset(ostart)
+    jve = max(jvs + 1, view.view_offset(oend))
+    j = cx.judge(dc, pr.options, pr.rule.severity, jvs, jve, pr.raise_if, pr.lower_if, timeout)
+    matched = t.text[vs:ve]
     try:
         msg = pr.message.format(match=_clip(matched))
     except (KeyError, IndexError, ValueError):
         msg = pr.message
     notes = [_REASON_TEXT.get(r, r) for r in j.reasons]
+    original = dc.original[ostart:oend]
+    normalised = t.name == "reading" and _collapse(matched) != _collapse(original)
+    if normalised and j.region != "hidden":
+        notes.append("read through markup, encoding or look-alike characters")
     if notes:
         msg += " (" + "; ".join(notes) + ")"
-    original = dc.original[ostart:oend]
     return Finding(
         pr.id,
         j.severity,
@@ -1036,7 +1227,7 @@ def _finding(pr: PatternRule, dc: cx.DocContext, vs: int, ve: int, timeout: floa
         category=pr.rule.category,
         hidden_text=matched if (j.region == "hidden" and matched != original) else None,
         data={"region": j.region, "context": list(j.reasons), "base_severity": pr.rule.severity.label,
-              "combo": pr.combo},
+              "combo": pr.combo, "reading": t.name, **({"normalised": matched} if normalised else {})},
     )
 
 

@@ -44,7 +44,7 @@ import html.entities
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from unveil.core.findings import Finding, Severity
@@ -57,7 +57,7 @@ SHORT_RUN = 24  # base64 run length reported when a decode keyword is near
 HEX_RUN = 24  # hex digits without a keyword
 HEX_SHORT_RUN = 16  # hex digits with a keyword
 MIN_ESCAPES = 4  # escapes / entities / %XX that decode to ASCII alphanumerics, per run
-MAX_DEPTH = 2  # nested decoding (base64 of base64 …)
+MAX_DEPTH = 2  # nested decoding below the first level (base64 of hex of …): 3 levels in all
 MAX_PREVIEW = 160  # characters of decoded text quoted in a message
 
 _KEYWORDS = re.compile(
@@ -68,7 +68,7 @@ _B64 = re.compile(r"(?<![A-Za-z0-9+/_\-=])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+
 _B64URL = re.compile(r"(?<![A-Za-z0-9+/_\-=])[A-Za-z0-9_\-]{16,}={0,2}(?![A-Za-z0-9+/=_\-])")
 _HEX = re.compile(r"(?<![0-9A-Za-z])(?:0x)?((?:[0-9A-Fa-f]{2}){8,})(?![0-9A-Za-z])")
 _HEX_LIST = re.compile(
-    r"(?<![0-9A-Za-z])(?:0x)?[0-9A-Fa-f]{2}(?:(?:,\s?|\s|:)(?:0x)?[0-9A-Fa-f]{2}(?![0-9A-Za-z])){7,}"
+    r"(?<![0-9A-Za-z])(?:0x)?[0-9A-Fa-f]{2}(?:(?:,\s?|;\s?|\s|:|-)(?:0x)?[0-9A-Fa-f]{2}(?![0-9A-Za-z])){7,}"
 )
 _ESCAPE = re.compile(r"\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|u\{([0-9A-Fa-f]{1,6})\}|([0-3][0-7]{2}))")
 _ENTITY = re.compile(r"&(?:#[xX]([0-9A-Fa-f]{1,6})|#([0-9]{1,7})|([A-Za-z][A-Za-z0-9]{1,31}));")
@@ -124,26 +124,15 @@ class Decoded:
 def _default_rescan(text: str) -> list[Finding]:
     """Scan ``text`` with every bundled pattern rule (offsets into ``text``).
 
-    Uses ``directives.scan_text`` when the engine provides it, else runs the engine's
-    :func:`~unveil.core.checks.directives.run_rules` on a context built for ``text`` alone
-    (file kind ``"*"``). Returns ``[]`` if the engine is unavailable or fails.
+    Uses :func:`unveil.core.checks.directives.scan_text`: every pattern rule, whatever its file
+    kinds and regions, the text judged as hidden. Returns ``[]`` if the engine fails.
     """
     try:
         from unveil.core.checks import directives  # noqa: PLC0415 - avoids an import cycle
     except Exception:  # noqa: BLE001
         return []
     try:
-        fn = getattr(directives, "scan_text", None)
-        if fn is not None:
-            return list(fn(text))
-        from unveil.core import markdown  # noqa: PLC0415
-        from unveil.core.checks import Context  # noqa: PLC0415
-        from unveil.core.config import DEFAULT_SETTINGS  # noqa: PLC0415
-        from unveil.core.document import Document  # noqa: PLC0415
-
-        doc = Document(text)
-        ctx = Context(doc=doc, markdown=markdown.parse(doc), kind="*", settings=DEFAULT_SETTINGS, path=None)
-        return list(directives.run_rules(ctx, directives.load_pattern_rules()))
+        return list(directives.scan_text(text))
     except Exception:  # noqa: BLE001 - a failing rescan must not lose the obfuscation finding
         return []
 
@@ -412,6 +401,11 @@ _QUOTED = re.compile(r"[\"“'`]([^\"”'`]{12,})[\"”'`]")
 _AFTER_COLON = re.compile(r":\s*(\S.{11,})$")
 
 
+WEAK_RATE = 0.3
+"""Common-word rate at which rot13 / reversed text is decoded and rescanned; below the English bar
+(0.6, or 0.45 when framed) it is reported only when the rescan finds a directive."""
+
+
 def _rate(words: list[str]) -> float:
     return sum(1 for w in words if w in _COMMON) / len(words) if words else 0.0
 
@@ -422,20 +416,21 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
     the bar (3 words, 45 % common words instead of 5 words and 60 %)."""
     out = []
     any_rot, any_rev = bool(_ROT_FRAME.search(text)), bool(_REV_FRAME.search(text))
+    any_rev = any_rev or "//:ptth" in text or "//:sptth" in text  # a reversed URL frames its line
     for lm in _LINE_RE.finditer(text):
         line = lm.group(0)
         words = [w.lower() for w in _WORD3.findall(line)]
         if len(words) < 3:
             continue
         frame_rot = any_rot and bool(_ROT_FRAME.search(line))
-        frame_rev = any_rev and bool(_REV_FRAME.search(line))
+        frame_rev = (any_rev and bool(_REV_FRAME.search(line))) or "//:ptth" in line or "//:sptth" in line
         framed = frame_rot or frame_rev
         if not framed:
             if len(words) < 5 or _rate(words) >= 0.15:
                 continue
             if (
-                _rate([w.translate(_ROT13) for w in words]) < 0.4
-                and _rate([w[::-1] for w in words]) < 0.4
+                _rate([w.translate(_ROT13) for w in words]) < WEAK_RATE
+                and _rate([w[::-1] for w in words]) < WEAK_RATE
             ):
                 continue
         spans = [(m.start(1), m.end(1)) for m in _QUOTED.finditer(line)]
@@ -449,17 +444,20 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
             if len(cw) < 3 or _rate(cw) >= (0.35 if framed else 0.15):
                 continue
             visible = re.sub(r"\s", "", chunk)
-            if sum(ch.isalpha() for ch in visible) < 0.75 * len(visible):
+            if sum(ch.isalpha() for ch in visible) < (0.5 if framed else 0.75) * len(visible):
                 continue  # code, formulas, tables
             need = 0.45 if framed else 0.6
             found = None
-            if len(cw) >= (3 if frame_rot else 5) and _rate([w.translate(_ROT13) for w in cw]) >= need:
-                found = ("rot13", chunk.translate(_ROT13))
-            elif len(cw) >= (3 if frame_rev else 5) and _rate([w[::-1] for w in cw]) >= need:
-                found = ("reversed text", chunk[::-1])
+            rot_rate = _rate([w.translate(_ROT13) for w in cw])
+            rev_rate = _rate([w[::-1] for w in cw])
+            if len(cw) >= (3 if frame_rot else 5) and rot_rate >= WEAK_RATE and rot_rate >= rev_rate:
+                found = ("rot13", chunk.translate(_ROT13), rot_rate >= need)
+            elif len(cw) >= (3 if frame_rev else 5) and rev_rate >= WEAK_RATE:
+                found = ("reversed text", chunk[::-1], rev_rate >= need)
             if found:
                 start, end = lm.start() + s, lm.start() + e
-                out.append(Decoded("OBF006", start, end, found[0], found[1].strip(), framed, True))
+                # below the English bar ("weak"): reported only when the rescan finds a directive
+                out.append(Decoded("OBF006", start, end, found[0], found[1].strip(), framed, found[2]))
                 break
     return out
 
@@ -491,21 +489,187 @@ def _find_leet(text: str) -> list[Decoded]:
     return out
 
 
+# --------------------------------------------------------------------------- new decoders
+
+_B32 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Z2-7]{24,}={0,6}(?![A-Za-z0-9+/=_-])")
+
+
+def _find_base32(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
+    """Base32 (RFC 4648, upper case): decodes to text and either a decode keyword is near or the
+    text is clean multi-word prose."""
+    out = []
+    for m in _B32.finditer(text):
+        run = m.group(0)
+        if not re.search(r"[2-7]", run) or _inside(exempt, m.start(), m.end()):
+            continue
+        body = run.rstrip("=")
+        try:
+            raw = base64.b32decode(body + "=" * (-len(body) % 8))
+        except (binascii.Error, ValueError):
+            continue
+        decoded = _utf8(raw)
+        if decoded is None or not _textlike(decoded):
+            continue
+        keyword = _keyword_near(text, m.start(), m.end()) or "base32" in text[max(0, m.start() - 200) : m.start()].lower()
+        if not (keyword or _clean_words(decoded)):
+            continue
+        out.append(Decoded("OBF010", m.start(), m.end(), "base32", decoded, keyword, strong=True))
+    return out
+
+
+_B64_LINE = re.compile(
+    r"(?m)^[ \t]*(?:[-*+][ \t]+|>[ \t]*|\d{1,3}[.)][ \t]+)?[\"'`]?([A-Za-z0-9+/_-]{8,}={0,2})[\"'`]?[ \t]*[,+\\]?[ \t]*$"
+)
+_B64_QUOTED = re.compile(r"([\"'])([A-Za-z0-9+/_=-]{4,})\1")
+_QUOTE_JOIN = re.compile(r"\s*(?:\+|\.\.?|,|\|\||&)?\s*\Z")
+
+
+def _b64_chain(text: str, chunks: list[tuple[int, int, str]], exempt, out: list, how: str) -> None:
+    if len(chunks) < 2:
+        return
+    joined = "".join(c for _, _, c in chunks)
+    start, end = chunks[0][0], chunks[-1][1]
+    if len(joined) < SHORT_RUN or _inside(exempt, start, end) or not _MIXED.search(joined):
+        return
+    before = text[max(0, start - 200) : start]
+    if "data:image/" in before or "-----BEGIN" in before:
+        return
+    for urlsafe in (False, True):
+        decoded = _b64decode(joined, urlsafe)
+        if decoded is not None and _textlike(decoded):
+            break
+    else:
+        return
+    keyword = _keyword_near(text, start, end)
+    if not (keyword or _clean_words(decoded) or len(joined) >= LONG_RUN):
+        return
+    out.append(Decoded("OBF001", start, end, f"base64 ({how})", decoded, keyword, strong=True))
+
+
+def _find_base64_split(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
+    """Base64 split across consecutive lines or list items, or across quoted strings joined by
+    ``+``, ``.``, ``..``, ``,``, ``||`` or nothing (``"SWdu" + "b3Jl"``)."""
+    out: list[Decoded] = []
+    chunks: list[tuple[int, int, str]] = []
+    prev_end = -2
+    for m in _B64_LINE.finditer(text):
+        ls = m.start()
+        if chunks and text[prev_end:ls].strip("\r\n") == "" and text.count("\n", prev_end, ls) <= 1:
+            chunks.append((m.start(1), m.end(1), m.group(1)))
+        else:
+            _b64_chain(text, chunks, exempt, out, "split across lines")
+            chunks = [(m.start(1), m.end(1), m.group(1))]
+        prev_end = m.end()
+    _b64_chain(text, chunks, exempt, out, "split across lines")
+    chunks = []
+    last = None
+    for m in _B64_QUOTED.finditer(text):
+        if last is not None and _QUOTE_JOIN.match(text[last.end() : m.start()]) and m.start() - last.end() <= 40:
+            chunks.append((m.start(2), m.end(2), m.group(2)))
+        else:
+            _b64_chain(text, chunks, exempt, out, "quoted strings joined")
+            chunks = [(m.start(2), m.end(2), m.group(2))]
+        last = m
+    _b64_chain(text, chunks, exempt, out, "quoted strings joined")
+    return out
+
+
+_DATA = re.compile(
+    r"(?i)\bdata:(?P<mime>[a-z]+/[a-z0-9.+-]+)?(?P<params>(?:;[a-z0-9_=.-]+)*?)(?P<b64>;base64)?,"
+    r"(?P<body>[^\s\"'<>)\]]{4,})"
+)
+_TAG = re.compile(r"<[^>]*>")
+_SVG_TEXT = re.compile(r"<!--(.*?)-->|<(?:text|tspan|title|desc|textPath)\b[^>]*>(.*?)</", re.S | re.I)
+
+
+def _find_data_uris(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
+    """``data:`` URIs with text: ``text/*``, JSON, or an SVG (its text, title, desc and comments).
+    Raster images (``image/png`` …) are skipped."""
+    from urllib.parse import unquote_to_bytes
+
+    out = []
+    for m in _DATA.finditer(text):
+        mime = (m.group("mime") or "text/plain").lower()
+        if mime.startswith(("image/", "audio/", "video/", "font/")) and mime != "image/svg+xml":
+            continue
+        if not (mime.startswith("text/") or mime in ("image/svg+xml", "application/json", "application/xml")):
+            continue
+        body = m.group("body")
+        try:
+            raw = base64.b64decode(body + "=" * (-len(body) % 4)) if m.group("b64") else unquote_to_bytes(body)
+        except (binascii.Error, ValueError):
+            continue
+        decoded = _utf8(raw)
+        if decoded is None:
+            continue
+        if mime in ("image/svg+xml", "text/html", "application/xml"):
+            parts = [x or y for x, y in _SVG_TEXT.findall(decoded)]
+            shown = " ".join(_TAG.sub(" ", p).strip() for p in parts if p and p.strip())
+            decoded = shown or " ".join(_TAG.sub(" ", decoded).split())
+        decoded = decoded.strip()
+        if len(decoded) < 4 or _printable_ratio(decoded) < 0.9:
+            continue
+        out.append(Decoded("OBF011", m.start(), m.end(), f"data: URI ({mime})", decoded, True,
+                           strong=len(_WORD.findall(decoded)) >= 3))
+    return out
+
+
+# --------------------------------------------------------------------------- the registry
+
+
+@dataclass(frozen=True)
+class Decoder:
+    """One decoder: ``find(text, exempt) -> [Decoded]``, run only when ``trigger`` (a compiled
+    pattern, or ``None`` for always) occurs in the text."""
+
+    name: str
+    find: Callable[[str, list], list]
+    trigger: "re.Pattern | None" = None
+
+
+DECODERS: list[Decoder] = []
+"""The decoders, in priority order (an overlapping run keeps the first found). Adding an encoding
+is one function plus a :func:`register` call (and its tests)."""
+
+
+def register(name: str, trigger: str | None = None):
+    """Decorator: add ``find(text, exempt) -> [Decoded]`` to :data:`DECODERS`."""
+
+    def deco(fn):
+        DECODERS.append(Decoder(name, fn, re.compile(trigger) if trigger else None))
+        return fn
+
+    return deco
+
+
+register("base64", r"[A-Za-z0-9+/_-]{16}")(_find_base64)
+register("base64-split", r"[A-Za-z0-9+/_-]{4}")(_find_base64_split)
+register("base32", r"[A-Z2-7]{24}")(_find_base32)
+register("data-uri", r"(?i)data:")(_find_data_uris)
+register("hex", r"[0-9A-Fa-f]{2}")(_find_hex)
+register("escapes", r"\\[xu0-3]")(lambda t, ex: _find_char_escapes(t, _ESCAPE, _esc_one, "OBF003", "escape sequences", max_gap=3))
+register("charrefs", r"&#?[A-Za-z0-9]+;")(
+    lambda t, ex: _find_char_escapes(t, _ENTITY, _entity_one, "OBF004", "HTML character references", max_gap=3))
+register("percent", r"%[0-9A-Fa-f]{2}")(lambda t, ex: _find_char_escapes(t, _PERCENT, _pct_one, "OBF007", "percent-encoding", max_gap=3))
+register("rot13-reversed")(lambda t, ex: _find_rot_and_reversed(t))
+register("leetspeak", r"[A-Za-z][0-9@$!]|[0-9@$!][A-Za-z]")(lambda t, ex: _find_leet(t))
+
+
 def find_encoded(text: str) -> list[Decoded]:
     """Every encoded run in ``text`` that passes its gates, sorted by position.
 
-    Overlapping runs keep the first found in this order: base64, hex, escapes, entities,
-    percent-encoding, rot13/reversed, leetspeak. Never raises.
+    Decoders run in :data:`DECODERS` order, each only when its trigger occurs; overlapping runs
+    keep the earliest start (the longer run on a tie). Never raises.
     """
     exempt = _exempt_spans(text)
     found: list[Decoded] = []
-    found += _find_base64(text, exempt)
-    found += _find_hex(text, exempt)
-    found += _find_char_escapes(text, _ESCAPE, _esc_one, "OBF003", "escape sequences", max_gap=3)
-    found += _find_char_escapes(text, _ENTITY, _entity_one, "OBF004", "HTML character references", max_gap=3)
-    found += _find_char_escapes(text, _PERCENT, _pct_one, "OBF007", "percent-encoding", max_gap=3)
-    found += _find_rot_and_reversed(text)
-    found += _find_leet(text)
+    for dec in DECODERS:
+        if dec.trigger is not None and not dec.trigger.search(text):
+            continue
+        try:
+            found += dec.find(text, exempt)
+        except Exception:  # noqa: BLE001 - one failing decoder must not stop the others
+            continue
     found.sort(key=lambda d: (d.start, -(d.end - d.start)))
     kept: list[Decoded] = []
     for d in found:
@@ -515,44 +679,91 @@ def find_encoded(text: str) -> list[Decoded]:
     return kept
 
 
-def _preview(s: str) -> str:
+# --------------------------------------------------------------------------- bounds
+
+MAX_RUNS = 200
+"""Encoded runs decoded and rescanned per document (nested ones included)."""
+MAX_DECODED_CHARS = 400_000
+"""Decoded code points rescanned per document (nested ones included)."""
+LIMIT_RULE = "OBF009"
+
+
+@dataclass
+class Budget:
+    """What is left of the per-document decode bounds; ``skipped`` runs were not rescanned and
+    ``first_skipped`` is the offset (in the top-level text) of the first, or ``None``."""
+
+    runs: int = field(default_factory=lambda: MAX_RUNS)
+    chars: int = field(default_factory=lambda: MAX_DECODED_CHARS)
+    skipped: int = 0
+    first_skipped: int | None = None
+    depth_hit: bool = False
+
+    def take(self, d: Decoded, where: int) -> bool:
+        n = len(d.context or d.text)
+        if self.runs <= 0 or self.chars < n:
+            self.skipped += 1
+            if self.first_skipped is None:
+                self.first_skipped = where
+            return False
+        self.runs -= 1
+        self.chars -= n
+        return True
+
+
+def preview(s: str) -> str:
+    """``s`` on one line, control characters escaped, at most :data:`MAX_PREVIEW` characters."""
     s = s.replace("\r\n", "\n").replace("\n", "⏎").replace("\t", " ")
     s = "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in s)
     return s if len(s) <= MAX_PREVIEW else s[: MAX_PREVIEW - 1] + "…"
 
 
-def _rescan_all(decoded: str, depth: int) -> list[Finding]:
+_preview = preview
+
+
+def _rescan_all(decoded: str, depth: int, budget: Budget | None = None, where: int = 0) -> list[Finding]:
+    budget = budget if budget is not None else Budget()
     hits = list(rescan(decoded))
-    if depth < MAX_DEPTH:
-        for inner in find_encoded(decoded):
-            nested = _rescan_all(inner.text, depth + 1)
-            hits.append(
-                Finding(
-                    inner.rule,
-                    Severity.ERROR if nested else Severity.WARNING,
-                    inner.start,
-                    inner.end,
-                    f"nested {inner.encoding}",
-                    category=CATEGORY,
-                    hidden_text=inner.text,
-                    data={"decoded_findings": sorted({f.rule for f in nested})},
-                )
+    inner_runs = find_encoded(decoded)
+    if inner_runs and depth >= MAX_DEPTH:
+        budget.depth_hit = True
+        return hits
+    for inner in inner_runs:
+        if not budget.take(inner, where):
+            continue
+        nested = _rescan_all(inner.context or inner.text, depth + 1, budget, where)
+        hits.append(
+            Finding(
+                inner.rule,
+                Severity.ERROR if nested else Severity.WARNING,
+                inner.start,
+                inner.end,
+                f"nested {inner.encoding}",
+                category=CATEGORY,
+                hidden_text=inner.text,
+                data={"decoded_findings": sorted({f.rule for f in nested})},
             )
-            hits.extend(nested)
+        )
+        hits.extend(nested)
     return hits
 
 
-def finding_for(d: Decoded, depth: int = 0) -> Finding:
-    """The :class:`Finding` for one decoded run, after rescanning its text."""
-    hits = [h for h in _rescan_all(d.context or d.text, depth) if h.severity <= Severity.WARNING]
+def finding_for(d: Decoded, depth: int = 0, hits: list[Finding] | None = None) -> Finding | None:
+    """The :class:`Finding` for one decoded run, after rescanning its text (``hits``: the rescan's
+    findings when already computed). ``None`` for rot13 that does not read as a directive."""
+    if hits is None:
+        hits = _rescan_all(d.context or d.text, depth)
+    hits = [h for h in hits if h.severity <= Severity.WARNING]
     rule_ids = sorted({h.rule for h in hits})
-    text = f"{d.encoding} decoding to \"{_preview(d.text)}\""
+    text = f"{d.encoding} decoding to \"{preview(d.text)}\""
+    if (d.encoding == "rot13" or (d.rule == "OBF006" and not d.strong)) and not rule_ids:
+        return None  # rot13 (and weakly English reversed text) only where the decoded text reads as a directive
     if rule_ids:
         named = ", ".join(rule_ids)
         msgs = "; ".join(dict.fromkeys(h.message for h in hits if h.message and not h.message.startswith("nested ")))
         message = f"Encoded instruction: {text}; the decoded text triggers {named}"
         if msgs:
-            message += f" ({_preview(msgs)})"
+            message += f" ({preview(msgs)})"
         severity = Severity.ERROR
     else:
         message = f"Encoded content: {text}"
@@ -569,25 +780,79 @@ def finding_for(d: Decoded, depth: int = 0) -> Finding:
     )
 
 
-def scan_text(text: str) -> list[Finding]:
-    """Findings for every encoded run in ``text`` (code-point offsets into ``text``).
+@dataclass
+class DecodedDocument:
+    """The decoded payloads of one document: ``payloads`` pairs each run (offsets mapped to the
+    document, code points) with its rescan findings (offsets into the decoded text); ``budget``
+    says what the bounds left."""
 
-    Runs on the model view of ``text`` (:func:`unveil.core.context.model_view`: NFKC, Default_Ignorable
-    code points removed, Unicode tag characters decoded), so a payload split by zero-width characters
-    or smuggled in tag characters is decoded too; ranges are mapped back to ``text``.
-    """
+    payloads: list[tuple[Decoded, list[Finding]]]
+    budget: Budget
+
+
+_DOCS: dict = {}
+
+
+def decode_document(text: str) -> DecodedDocument:
+    """Find, decode and rescan every encoded run of ``text`` (on its model view, so payloads split
+    by zero-width characters or carried in tag characters are found), within :data:`MAX_RUNS`,
+    :data:`MAX_DECODED_CHARS` and :data:`MAX_DEPTH`. Cached for the last few texts (by identity)
+    so the directives and obfuscation checks of one analysis decode once. Never raises."""
+    key = (id(text), id(rescan))
+    got = _DOCS.get(key)
+    if got is not None and got[0] is text:
+        return got[1]
+    budget = Budget()
+    payloads: list[tuple[Decoded, list[Finding]]] = []
     try:
-        from unveil.core.context import model_view  # noqa: PLC0415
+        from unveil.core.normalize import model_view  # noqa: PLC0415
 
         view = model_view(text)
     except Exception:  # noqa: BLE001 - fall back to the raw text
         view = None
-    if view is None or view.omap is None:
-        return [finding_for(d) for d in find_encoded(text)]
+    vt = text if view is None or view.omap is None else view.text
+    for d in find_encoded(vt):
+        if view is not None and view.omap is not None:
+            d = Decoded(d.rule, view.orig_start(d.start), view.orig_end(d.end), d.encoding, d.text, d.keyword,
+                        d.strong, d.context)
+        if not budget.take(d, d.start):
+            continue
+        try:
+            hits = _rescan_all(d.context or d.text, 0, budget, d.start)
+        except Exception:  # noqa: BLE001
+            hits = []
+        payloads.append((d, hits))
+    doc = DecodedDocument(payloads, budget)
+    if len(_DOCS) >= 6:
+        _DOCS.pop(next(iter(_DOCS)))
+    _DOCS[key] = (text, doc)
+    return doc
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def scan_text(text: str) -> list[Finding]:
+    """Findings for every encoded run in ``text`` (code-point offsets into ``text``), plus one
+    ``OBF009`` warning when a decode bound left runs undecoded or nesting unexplored."""
+    doc = decode_document(text)
     out = []
-    for d in find_encoded(view.text):
-        f = finding_for(d)
-        out.append(f.with_(start=view.orig_start(f.start), end=view.orig_end(f.end)))
+    for d, hits in doc.payloads:
+        f = finding_for(d, hits=hits)
+        if f is not None:
+            out.append(f)
+    b = doc.budget
+    if b.skipped or b.depth_hit:
+        parts = []
+        if b.skipped:
+            parts.append(f"{b.skipped} encoded run(s) from line {_line(text, b.first_skipped or 0)} on were not decoded "
+                         f"and rescanned (limits: {MAX_RUNS} runs, {MAX_DECODED_CHARS:,} decoded characters per file)")
+        if b.depth_hit:
+            parts.append(f"encodings nested deeper than {MAX_DEPTH + 1} levels were not decoded further")
+        o = b.first_skipped or 0
+        out.append(Finding(LIMIT_RULE, Severity.WARNING, o, o, "Decode limit reached: " + "; ".join(parts),
+                           category=CATEGORY, data={"skipped": b.skipped, "depth_hit": b.depth_hit}))
     return out
 
 

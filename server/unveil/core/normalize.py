@@ -1,0 +1,650 @@
+r"""What the model reads: the model view and the normalised reading, each with an exact map back.
+
+Two readings of a document, both pure functions of the text (plus its regions), computed once per
+analysis by :mod:`unveil.core.checks.directives` and shared with the obfuscation check:
+
+* :func:`model_view` → :class:`ModelView` — the *current* view the context judgement
+  (:func:`unveil.core.context.judge`) works on: NFKC per character, Default_Ignorable code points
+  removed (zero-width, soft hyphen, variation selectors …) and Unicode tag characters
+  U+E0020–E007E decoded to the ASCII they encode. Lines, list markers and markup are kept, so
+  sentence, list and heading logic sees the file's own structure.
+* :func:`normalise` → :class:`Reading` — the text as a model *understands* it, the one pattern
+  rules match. On top of the model view it
+
+  1. strips emphasis and inline-markup delimiters that pair up as CommonMark would
+     (``**``, ``__``, ``*``, ``_``, ``~~``; a backslash-escaped delimiter stays), and the backticks of
+     an inline code span that breaks a word (``i`gn`ore``) — in prose and hidden text only, never in
+     code or frontmatter (globs such as ``Bash(rm:*)`` stay intact);
+  2. joins soft-wrapped lines of a paragraph (the line break and the next line's indentation or
+     ``>`` prefix become one space) where the sentence goes on — the line has no closing
+     punctuation and the next does not start with a capital letter, so a line that starts a new
+     sentence keeps ``^`` anchors — and likewise a list item that continues the previous item's sentence;
+     in frontmatter, an indented continuation line of a YAML plain or folded value;
+  3. decodes HTML character references (named, decimal, hex; a single one too), percent escapes
+     (a run that decodes to text with an ASCII letter or digit, or a space between two letters)
+     and ``\xNN`` / ``\uXXXX`` / ``\u{X…}`` / ``\UXXXXXXXX`` escapes (printable results only; an
+     escaped backslash is left alone);
+  4. per character: tag characters decoded, Default_Ignorable removed, NFKC, combining marks
+     (General_Category Mn) after a Latin letter or any ASCII character dropped (zalgo; precomposed
+     accents such as ``é`` are kept, and marks on other scripts' letters stay), and confusables folded to ASCII by their UTS #39 skeleton
+     (``data/confusables-ascii.json``, see its README): symbols and punctuation always, letters and
+     digits only in a word that mixes them with ASCII letters or stands next to an ASCII word
+     (a line of real Cyrillic or Greek text is left as it is; Han, kana and Hangul never fold).
+
+Offsets: every value here is in code points. A :class:`Reading` maps each of its characters back
+to a source span: :meth:`Reading.orig_start` / :meth:`Reading.orig_end` give, for a reading range,
+the smallest source range that produced it (a decoded ``&#105;`` maps to all six source
+characters). The map is monotone and every reading offset maps inside ``[0, len(source))``.
+
+Which reading a rule runs on (see :func:`unveil.core.checks.directives.run_rules`): every pattern
+rule runs on the normalised reading; rules where the raw form matters also run on the model view,
+and their findings are merged by original range (one finding per rule per payload). "Raw form
+matters" is decided per rule: the ``secrets`` family (exact key formats), and any rule whose
+patterns name a character the reading rewrites (a literal ``*``, backtick, ``&``, ``%`` or
+backslash).
+
+Nothing here raises on any input.
+"""
+
+from __future__ import annotations
+
+import bisect
+import html.entities
+import json
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+import regex
+
+# --------------------------------------------------------------------------------------------
+# Model view (moved here from unveil.core.context, which re-exports it)
+# --------------------------------------------------------------------------------------------
+
+_SPECIAL = regex.compile(r"[^\x00-\x7f]+")
+_IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+
+
+@dataclass
+class ModelView:
+    """The normalised text ``text`` and its map back to the original.
+
+    ``omap[i]`` is the original code-point offset of view character ``i`` (``None`` when the
+    view equals the original, i.e. pure ASCII). ``tag_runs`` are original ``(start, end)`` spans
+    of decoded Unicode tag characters (hidden text).
+    """
+
+    text: str
+    omap: list[int] | None = None
+    tag_runs: list[tuple[int, int]] = field(default_factory=list)
+    original_length: int = 0
+
+    def orig_start(self, i: int) -> int:
+        """Original offset of view offset ``i`` used as a range start."""
+        if self.omap is None:
+            return i
+        if i >= len(self.omap):
+            return self.original_length
+        return self.omap[i]
+
+    def orig_end(self, i: int) -> int:
+        """Original offset of view offset ``i`` used as an exclusive range end (code points)."""
+        if self.omap is None:
+            return i
+        if i <= 0:
+            return self.omap[0] if self.omap else 0
+        return self.omap[min(i, len(self.omap)) - 1] + 1
+
+    def view_offset(self, orig: int) -> int:
+        """First view offset whose original offset is ``>= orig``."""
+        if self.omap is None:
+            return orig
+        return bisect.bisect_left(self.omap, orig)
+
+
+def model_view(text: str) -> ModelView:
+    """Build the :class:`ModelView` of ``text``. Linear time; ASCII runs are copied whole."""
+    if text.isascii():
+        return ModelView(text, None, [], len(text))
+    out: list[str] = []
+    omap: list[int] = []
+    tag_runs: list[tuple[int, int]] = []
+    pos = 0
+    for m in _SPECIAL.finditer(text):
+        if m.start() > pos:
+            out.append(text[pos : m.start()])
+            omap.extend(range(pos, m.start()))
+        run_start = None
+        for i in range(m.start(), m.end()):
+            ch = text[i]
+            cp = ord(ch)
+            if 0xE0000 <= cp <= 0xE007F:
+                if run_start is None:
+                    run_start = i
+                if 0xE0020 <= cp <= 0xE007E:
+                    out.append(chr(cp - 0xE0000))
+                    omap.append(i)
+                continue
+            if run_start is not None:
+                tag_runs.append((run_start, i))
+                run_start = None
+            if _IGNORABLE.match(ch):
+                continue
+            norm = unicodedata.normalize("NFKC", ch)
+            out.append(norm)
+            omap.extend([i] * len(norm))
+        if run_start is not None:
+            tag_runs.append((run_start, m.end()))
+        pos = m.end()
+    if pos < len(text):
+        out.append(text[pos:])
+        omap.extend(range(pos, len(text)))
+    return ModelView("".join(out), omap, tag_runs, len(text))
+
+
+# --------------------------------------------------------------------------------------------
+# The normalised reading
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Reading:
+    """The normalised text ``text`` of a source of ``source_length`` code points.
+
+    The map is a list of segments, in order, each ``(out_start, src_start, src_end, copy)``:
+    a copy segment maps reading ``[out_start, out_start + n)`` one to one onto source
+    ``[src_start, src_start + n)``; any other segment maps all its reading characters onto the
+    whole source span ``[src_start, src_end)``. Deleted source text has no segment.
+    """
+
+    text: str
+    source_length: int
+    out_starts: list[int] = field(default_factory=list)
+    src_starts: list[int] = field(default_factory=list)
+    src_ends: list[int] = field(default_factory=list)
+    copies: list[bool] = field(default_factory=list)
+
+    @property
+    def identity(self) -> bool:
+        """Whether the reading is the source itself (one copy segment, or empty)."""
+        return len(self.text) == self.source_length and len(self.out_starts) <= 1 and all(self.copies)
+
+    def _seg(self, i: int) -> int:
+        return bisect.bisect_right(self.out_starts, i) - 1
+
+    def source_span(self, i: int) -> tuple[int, int]:
+        """Source ``(start, end)`` of reading character ``i`` (``0 <= i < len(text)``)."""
+        k = self._seg(i)
+        if self.copies[k]:
+            s = self.src_starts[k] + (i - self.out_starts[k])
+            return s, s + 1
+        return self.src_starts[k], self.src_ends[k]
+
+    def orig_start(self, i: int) -> int:
+        """Source offset where reading offset ``i`` starts (``len(text)`` → end of the source)."""
+        if i >= len(self.text):
+            return self.source_length
+        return self.source_span(max(0, i))[0]
+
+    def orig_end(self, j: int) -> int:
+        """Source offset (exclusive) where a reading range ending at ``j`` ends."""
+        if j <= 0:
+            return self.orig_start(0)
+        return self.source_span(min(j, len(self.text)) - 1)[1]
+
+
+# ---- character tables
+
+
+@lru_cache(maxsize=1)
+def confusables() -> dict[str, str]:
+    """``{character: ASCII}`` from ``data/confusables-ascii.json`` (UTS #39 skeletons; see the data
+    README for provenance). Empty if the file is missing."""
+    try:
+        path = Path(__file__).resolve().parents[1] / "data" / "confusables-ascii.json"
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+_NO_FOLD_SCRIPT = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}\p{Arabic}\p{Hebrew}]")
+_LATIN = regex.compile(r"[\p{Latin}]")
+_LETTERS = regex.compile(r"[\p{L}\p{M}\p{Nd}]+")
+_ASCII_WORD = regex.compile(r"[A-Za-z]{2,}")
+
+
+def _fold_letter_ok(text: str, i: int, cache: dict[int, bool]) -> bool:
+    """Whether confusable letters/digits of the source word around ``i`` are folded: the word mixes
+    them with ASCII letters, or every such letter folds and an adjacent word on the line is ASCII."""
+    n = len(text)
+    s = i
+    while s > 0 and _LETTERS.match(text[s - 1]):
+        s -= 1
+        if i - s > 64:
+            break
+    got = cache.get(s)
+    if got is not None:
+        return got
+    m = _LETTERS.match(text, s, min(n, s + 128))
+    word = m.group(0) if m else text[i]
+    conf = confusables()
+    has_ascii = any("a" <= c.lower() <= "z" for c in word)
+    ok = has_ascii
+    if not ok:
+        if all(c.isascii() or c in conf or unicodedata.category(c)[0] == "M" for c in word):
+            ls = text.rfind("\n", max(0, s - 80), s) + 1
+            le = text.find("\n", s, min(n, s + len(word) + 80))
+            le = min(n, s + len(word) + 80) if le < 0 else le
+            before = _LETTERS.findall(text, max(ls, s - 80), s)
+            after = _LETTERS.findall(text, s + len(word), le)
+            near = [w for w in (before[-1:] + after[:1])]
+            ok = any(w.isascii() and _ASCII_WORD.search(w) for w in near)
+    cache[s] = ok
+    return ok
+
+
+class _Builder:
+    """Accumulates reading text and segments."""
+
+    __slots__ = ("parts", "out_len", "out_starts", "src_starts", "src_ends", "copies", "prev_latin")
+
+    def __init__(self):
+        self.parts: list[str] = []
+        self.out_len = 0
+        self.out_starts: list[int] = []
+        self.src_starts: list[int] = []
+        self.src_ends: list[int] = []
+        self.copies: list[bool] = []
+        self.prev_latin = False
+
+    def copy(self, s: str, src: int) -> None:
+        if not s:
+            return
+        n = len(s)
+        if (self.copies and self.copies[-1] and self.src_ends[-1] == src
+                and self.out_starts[-1] + (self.src_ends[-1] - self.src_starts[-1]) == self.out_len):
+            self.src_ends[-1] = src + n
+        else:
+            self.out_starts.append(self.out_len)
+            self.src_starts.append(src)
+            self.src_ends.append(src + n)
+            self.copies.append(True)
+        self.parts.append(s)
+        self.out_len += n
+        self.prev_latin = True  # an ASCII base: combining marks after it are decoration
+
+    def replace(self, s: str, src: int, src_end: int) -> None:
+        if not s:
+            return
+        self.out_starts.append(self.out_len)
+        self.src_starts.append(src)
+        self.src_ends.append(src_end)
+        self.copies.append(False)
+        self.parts.append(s)
+        self.out_len += len(s)
+
+
+def _norm_chars(b: _Builder, chars: str, text: str, src: int, src_end: int, cache: dict, per_char: bool,
+                force_fold: bool = False) -> None:
+    """Normalise ``chars`` (from source ``[src, src_end)``; ``per_char``: ``chars`` is the source
+    itself, so each character maps to its own source offset) into ``b``."""
+    conf = confusables()
+    out: list[str] = []
+    for k, ch in enumerate(chars):
+        cp = ord(ch)
+        if cp < 0x80:
+            res = ch
+        elif 0xE0000 <= cp <= 0xE007F:
+            res = chr(cp - 0xE0000) if 0xE0020 <= cp <= 0xE007E else ""
+        elif _IGNORABLE.match(ch):
+            res = ""
+        else:
+            nf = unicodedata.normalize("NFKC", ch) if not (0x300 <= cp < 0x370) else ch
+            pieces = []
+            for c in nf:
+                if c.isascii():
+                    pieces.append(c)
+                    continue
+                cat = unicodedata.category(c)
+                if cat == "Mn":
+                    if b.prev_latin:
+                        continue
+                    pieces.append(c)
+                    continue
+                f = conf.get(c)
+                if f is not None and not _NO_FOLD_SCRIPT.match(c):
+                    if cat[0] in "PS" or force_fold or (per_char and _fold_letter_ok(text, src + k, cache)):
+                        pieces.append(f)
+                        continue
+                pieces.append(c)
+            res = "".join(pieces)
+        if per_char:
+            if res == ch:
+                b.copy(ch, src + k)
+            else:
+                b.replace(res, src + k, src + k + 1)
+            if res:
+                last = res[-1]
+                b.prev_latin = last.isascii() or bool(_LATIN.match(last))
+        else:
+            out.append(res)
+            if res:
+                last = res[-1]
+                b.prev_latin = last.isascii() or bool(_LATIN.match(last))
+    if not per_char:
+        b.replace("".join(out), src, src_end)
+
+
+# ---- structural edits: (start, end, replacement) on the source
+
+
+def _spans_index(spans: Sequence[tuple[int, int]]):
+    starts = [s for s, _ in spans]
+
+    def inside(o: int) -> bool:
+        i = bisect.bisect_right(starts, o) - 1
+        for j in range(i, max(-1, i - 4), -1):
+            s, e = spans[j]
+            if s <= o < e:
+                return True
+        return False
+
+    return inside
+
+
+_DELIM = regex.compile(r"\*+|_+|~~+")
+_BLANK = regex.compile(r"\n[ \t]*\n")
+
+
+def _is_ws(c: str) -> bool:
+    return c == "" or c.isspace()
+
+
+def _is_punct(c: str) -> bool:
+    return c != "" and unicodedata.category(c)[0] in "PS"
+
+
+def _emphasis_edits(text: str, skip, out: list) -> None:
+    """Deletions of paired emphasis delimiters (CommonMark flanking rules, simplified: no rule of
+    three) in prose; paragraphs end at blank lines."""
+    runs = []
+    for m in _DELIM.finditer(text):
+        s, e = m.span()
+        if skip(s):
+            continue
+        bs = 0
+        j = s - 1
+        while j >= 0 and text[j] == "\\":
+            bs += 1
+            j -= 1
+        if bs % 2:
+            s += 1  # the first delimiter is escaped
+            if s >= e:
+                continue
+        prev = text[s - 1] if s > 0 else ""
+        nxt = text[e] if e < len(text) else ""
+        lf = not _is_ws(nxt) and (not _is_punct(nxt) or _is_ws(prev) or _is_punct(prev))
+        rf = not _is_ws(prev) and (not _is_punct(prev) or _is_ws(nxt) or _is_punct(nxt))
+        ch = text[s]
+        if ch == "_":
+            can_open = lf and (not rf or _is_punct(prev))
+            can_close = rf and (not lf or _is_punct(nxt))
+        else:
+            can_open, can_close = lf, rf
+        if can_open or can_close:
+            runs.append((s, e, ch, can_open, can_close))
+    if not runs:
+        return
+    para_breaks = [m.start() for m in _BLANK.finditer(text)]
+    stack: list[list] = []  # [char, start, remaining, orig_len, paragraph]
+    for s, e, ch, can_open, can_close in runs:
+        para = bisect.bisect_right(para_breaks, s)
+        if stack and stack[-1][4] != para:
+            stack = [x for x in stack if x[4] == para]
+        cnt = e - s
+        length = cnt
+        if can_close:
+            while cnt > 0:
+                j = len(stack) - 1
+                while j >= 0 and not (stack[j][0] == ch and (ch != "~" or stack[j][3] == length)):
+                    j -= 1
+                if j < 0:
+                    break
+                op = stack[j]
+                use = cnt if ch == "~" else (2 if op[2] >= 2 and cnt >= 2 else 1)
+                ostart = op[1] + op[2] - use
+                out.append((ostart, ostart + use, ""))
+                cstart = s + (length - cnt)
+                out.append((cstart, cstart + use, ""))
+                op[2] -= use
+                cnt -= use
+                del stack[j + 1 :]
+                if op[2] == 0:
+                    stack.pop()
+        if cnt > 0 and can_open:
+            stack.append([ch, s + (length - cnt), cnt, length, para])
+
+
+_WORDCH = regex.compile(r"[\p{L}\p{N}]")
+_BREAKER_BODY = regex.compile(r"[\p{L}\p{M}\p{N}]{1,30}")
+
+
+def _backtick_edits(text: str, code: Sequence[tuple[int, int]], out: list) -> None:
+    """Delete the backticks of an inline code span that breaks a word: ``i`gn`ore``."""
+    n = len(text)
+    for s, e in code:
+        if e - s > 40 or text[s] != "`":
+            continue
+        k = 0
+        while s + k < e and text[s + k] == "`":
+            k += 1
+        if e - s <= 2 * k or text[e - k : e] != "`" * k:
+            continue
+        body = text[s + k : e - k]
+        if not _BREAKER_BODY.fullmatch(body):
+            continue
+        if (s > 0 and _WORDCH.match(text[s - 1])) or (e < n and _WORDCH.match(text[e])):
+            out.append((s, s + k, ""))
+            out.append((e - k, e, ""))
+
+
+_LINE_END = regex.compile(r"\r\n|\r|\n")
+_BLOCK_START = regex.compile(
+    r"[ \t]{0,3}(?:\#{1,6}(?:[ \t]|$)|```|~~~|\||<|(?:[-*_][ \t]*){3,}$|=+[ \t]*$|-+[ \t]*$|\[[^\]]*\]:|\$\$)"
+)
+_LIST_MARK = regex.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
+_QUOTE = regex.compile(r"[ \t]{0,3}>[ \t]?")
+_ENDS_SENTENCE = regex.compile(r"[.!?:;…。！？][\"'”’)\]*_`]*[ \t]*$|^[ \t]*$")
+_YAML_KEY = regex.compile(r"[ \t]*(?:-[ \t]|[\w\"'.-]+[ \t]*:(?:[ \t]|$)|#)")
+
+
+def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: list) -> None:
+    """Soft line breaks in prose paragraphs and continued list items become one space; indented
+    continuation lines of YAML values in frontmatter likewise."""
+    n = len(text)
+    ends = [m.span() for m in _LINE_END.finditer(text)]
+    for idx, (p, q) in enumerate(ends):
+        if q >= n:
+            break
+        ls = ends[idx - 1][1] if idx else 0
+        le = ends[idx + 1][0] if idx + 1 < len(ends) else n
+        prev, nxt = text[ls:p], text[q:le]
+        if not prev.strip() or not nxt.strip():
+            continue
+        if fm is not None and fm[0] <= p < fm[1]:
+            # a YAML continuation line: more indented than nothing, not a key, item or comment
+            if q >= fm[1] or not nxt[:1] in (" ", "\t") or _YAML_KEY.match(nxt) or prev.rstrip().endswith((":", "|", "|-", ">", ">-")):
+                continue
+            if prev.lstrip().startswith(("#", "---")) or nxt.strip() == "---":
+                continue
+            k = len(nxt) - len(nxt.lstrip(" \t"))
+            out.append((p, q + k, " "))
+            continue
+        if skip(p) or code_inside(q) or code_inside(max(0, p - 1)):
+            continue
+        if _BLOCK_START.match(prev) and not _QUOTE.match(prev):
+            continue  # a heading, table row, HTML line … ends at its line
+        qm = _QUOTE.match(nxt)
+        pq = _QUOTE.match(prev)
+        if qm and not pq:
+            continue
+        k = qm.end() if (qm and pq) else 0
+        rest = nxt[k:]
+        if _BLOCK_START.match(rest):
+            continue
+        lm = _LIST_MARK.match(rest)
+        if lm:
+            prev_body = prev[pq.end():] if pq else prev
+            if not (_LIST_MARK.match(prev_body) or prev_body[:1] in (" ", "\t")):
+                continue
+            if _ENDS_SENTENCE.search(prev_body):
+                continue
+            first = rest[lm.end():].lstrip("*_`~\"'“(")
+            if not first[:1].islower():
+                continue
+            out.append((p, q + k + lm.end(), " "))
+            continue
+        # a soft wrap inside a sentence: the previous line does not close it and the next goes on
+        # in lower case (a line that starts a new sentence keeps its break, so `^` anchors hold)
+        body = rest.lstrip(" \t")
+        if _ENDS_SENTENCE.search(prev) or prev.rstrip().endswith(":") or body.lstrip("*_`~\"'“(")[:1].isupper():
+            continue
+        k2 = k + (len(rest) - len(body))
+        out.append((p, q + k2, " "))
+
+
+_CHARREF = regex.compile(r"&(?:#[xX]([0-9A-Fa-f]{1,6})|#([0-9]{1,7})|([A-Za-z][A-Za-z0-9]{1,31}));")
+_PERCENT_RUN = regex.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_ESCAPE = regex.compile(r"\\(?:x([0-9A-Fa-f]{2})|u\{([0-9A-Fa-f]{1,6})\}|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8}))")
+
+
+def _chr(cp: int) -> str | None:
+    if 0 <= cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF:
+        return chr(cp)
+    return None
+
+
+def _printable(s: str) -> bool:
+    return all(c.isprintable() or _IGNORABLE.match(c) for c in s)
+
+
+def _charref_edits(text: str, out: list) -> None:
+    for m in _CHARREF.finditer(text):
+        hexa, dec, name = m.groups()
+        if hexa is not None:
+            ch = _chr(int(hexa, 16))
+        elif dec is not None:
+            ch = _chr(int(dec))
+        else:
+            ch = html.entities.html5.get(name + ";")
+        if ch and (_printable(ch) or ch in "\t\n"):
+            out.append((m.start(), m.end(), ch))
+
+
+def _percent_edits(text: str, out: list) -> None:
+    n = len(text)
+    for m in _PERCENT_RUN.finditer(text):
+        try:
+            dec = bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if not _printable(dec):
+            continue
+        s, e = m.span()
+        if any(c.isascii() and c.isalnum() for c in dec) or (
+            dec.isspace() and s > 0 and e < n and text[s - 1].isalpha() and text[e].isalpha()
+        ):
+            out.append((s, e, dec))
+
+
+def _escape_edits(text: str, out: list) -> None:
+    pending = None  # a high surrogate waiting for its pair: (start, end, cp)
+    for m in _ESCAPE.finditer(text):
+        s, e = m.span()
+        bs = 0
+        j = s - 1
+        while j >= 0 and text[j] == "\\":
+            bs += 1
+            j -= 1
+        if bs % 2:
+            continue
+        x, ub, u, big = m.groups()
+        cp = int(x or ub or u or big, 16)
+        if u is not None and 0xD800 <= cp <= 0xDBFF:
+            pending = (s, e, cp)
+            continue
+        if u is not None and 0xDC00 <= cp <= 0xDFFF and pending and pending[1] == s:
+            cp = 0x10000 + ((pending[2] - 0xD800) << 10) + (cp - 0xDC00)
+            s = pending[0]
+        pending = None
+        ch = _chr(cp)
+        if ch and _printable(ch):
+            out.append((s, e, ch))
+
+
+def normalise(text: str, code: Sequence[tuple[int, int]] = (), frontmatter: tuple[int, int] | None = None) -> Reading:
+    """The :class:`Reading` of ``text``. ``code``: code spans (blocks and inline) and
+    ``frontmatter``: the frontmatter span, both in source code points (from
+    :func:`unveil.core.context.regions`); without them the whole text counts as prose."""
+    n = len(text)
+    code = sorted(code)
+    code_inside = _spans_index(code)
+    fm = frontmatter
+
+    def skip(o: int) -> bool:
+        return (fm is not None and fm[0] <= o < fm[1]) or code_inside(o)
+
+    edits: list[tuple[int, int, str]] = []
+    if "*" in text or "_" in text or "~~" in text:
+        _emphasis_edits(text, skip, edits)
+    if "`" in text and code:
+        _backtick_edits(text, [c for c in code if "\n" not in text[c[0]:c[1]]], edits)
+    if "\n" in text or "\r" in text:
+        _join_edits(text, skip, fm, code_inside, edits)
+    if "&" in text and ";" in text:
+        _charref_edits(text, edits)
+    if "%" in text:
+        _percent_edits(text, edits)
+    if "\\" in text:
+        _escape_edits(text, edits)
+    if not edits and text.isascii():
+        r = Reading(text, n)
+        if n:
+            r.out_starts, r.src_starts, r.src_ends, r.copies = [0], [0], [n], [True]
+        return r
+    edits.sort(key=lambda t: (t[0], -(t[1] - t[0])))
+    b = _Builder()
+    cache: dict[int, bool] = {}
+    pos = 0
+
+    def gap(a: int, z: int) -> None:
+        if a >= z:
+            return
+        seg = text[a:z]
+        if seg.isascii():
+            b.copy(seg, a)
+            return
+        p = a
+        for m in _SPECIAL.finditer(text, a, z):
+            if m.start() > p:
+                b.copy(text[p : m.start()], p)
+            _norm_chars(b, m.group(0), text, m.start(), m.end(), cache, per_char=True)
+            p = m.end()
+        if p < z:
+            b.copy(text[p:z], p)
+
+    for s, e, repl in edits:
+        if s < pos:
+            continue  # overlaps an earlier edit
+        gap(pos, s)
+        if repl:
+            if repl.isascii():
+                b.replace(repl, s, e)
+                b.prev_latin = True
+            else:
+                _norm_chars(b, repl, text, s, e, cache, per_char=False, force_fold=True)
+        pos = e
+    gap(pos, n)
+    return Reading("".join(b.parts), n, b.out_starts, b.src_starts, b.src_ends, b.copies)
