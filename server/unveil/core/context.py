@@ -22,7 +22,7 @@ severity (false positive rather than false negative).
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import regex
