@@ -385,6 +385,8 @@ _ACTION = (
 )
 _COMMA_ACTION = regex.compile(r"[,，]\s*(?:and\s+|or\s+)?(?=" + _ACTION + r")", regex.I)
 _LINE_ACTION = regex.compile(r"\n[ \t>*_#+\-\d.)]*(?=" + _ACTION + r"|`)", regex.I)
+_HIT_STARTS_LINE = regex.compile(r"\n[ \t>*_#+\-\d.)\[(\"'`“]*\Z")
+"""The hit begins its own line: a negation on an earlier line does not govern it."""
 _FILLER = regex.compile(
     r"\A[\s,]*(?:(?:under\s+any\s+circumstances?|ever|at\s+all|for\s+any\s+reason|whatsoever|in\s+any\s+case"
     r"|please|again|even|once|really|simply|automatically|blindly|directly)[\s,]*)*\Z",
@@ -537,7 +539,7 @@ def _governs(pre: str) -> bool:
             # "never read, print or upload …": an enumeration of verbs under one negation
             if not _FILLER.match(head) and not regex.search(r"\b(?:or|nor)\b", rest, regex.I):
                 return False
-    if _LINE_ACTION.search(between):
+    if _LINE_ACTION.search(between) or (("\n" in between) and _HIT_STARTS_LINE.search(between)):
         return False
     return True
 
@@ -629,6 +631,20 @@ def _quoted(vt: str, us: int, ue: int, vstart: int, vend: int) -> bool:
     return False
 
 
+_WRAP_MARKER = regex.compile(r"(?:\be\.g\.|\bi\.e\.|\bsuch\s+as|\blike|\bfor\s+(?:example|instance)|\bphrases?|\bpatterns?|\bstrings?|:)[\s,]*\Z", regex.I)
+
+
+def _evidence_start(vt: str, us: int, vstart: int) -> int:
+    """Where same-sentence evidence for a hit may start: the sentence start, or the hit's own
+    line when the sentence is soft-wrapped over an earlier line that does not lead into the hit
+    (a line ending "such as", "e.g.", ":" … does)."""
+    ls = vt.rfind("\n", us, vstart)
+    if ls < 0:
+        return us
+    prev = vt[vt.rfind("\n", us, ls) + 1 if vt.rfind("\n", us, ls) >= 0 else us : ls]
+    return us if _WRAP_MARKER.search(prev) else ls + 1
+
+
 def _fence_caption(dc: DocContext, code_span: tuple[int, int]) -> str:
     """The fenced block's own caption, as view text: its info string plus the last non-blank line
     before the fence (at most one blank line above it)."""
@@ -681,7 +697,7 @@ def judge(dc: DocContext, opts: ContextOptions, base: Severity, vstart: int, ven
                 lowered = True
                 reasons.append("quoted example")
         elif in_code or _quoted(vt, us, ue, vstart, vend):
-            if _EXAMPLE.search(vt[us:ue]):
+            if _EXAMPLE.search(vt[_evidence_start(vt, us, vstart):ue]):
                 lowered = True
                 reasons.append("quoted example")
         elif _EXAMPLE_BEFORE.search(pre):
