@@ -529,7 +529,7 @@ def _governs(pre: str) -> bool:
     if len(between) > _SCOPE_CHARS or _CONTRAST.search(between):
         return False
     word = last.group(0).lower()
-    if not english or word.startswith(("instead", "rather", "without")):
+    if not english or word.startswith(("instead", "rather", "without")) or regex.sub(r"[\s*+\-]", "", word) == "no":
         if regex.search(r"[,，、]", between):
             return False
     else:
