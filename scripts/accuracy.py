@@ -18,6 +18,11 @@ Runs :func:`unveil.core.analyze.analyze` over the labelled corpus and prints, pe
 
 A per-category table sums (a) and (b); each category with labelled cases is a target (recall 100 %).
 
+(e) The adversarial mutation suite (``tests/adversarial/mutate.py``): per mutation class of issue 8,
+the share of labelled positives still found at warning or error on the payload's line, against the
+floors of ``tests/adversarial/floors.toml``; and the errors that structural mutations of 50 benign
+files create (target: none). Skipped with ``--skip-benign`` or ``--skip-mutations``.
+
 Files are read as bytes and decoded as UTF-8 with ``surrogateescape`` (undecodable bytes reach the
 checks as lone surrogates); each is analysed under the path it has in its source repository so the
 file kind is detected as in real use. Token counting is skipped (it does not affect findings).
@@ -445,6 +450,28 @@ def targets(syn: dict, mal: dict, ben: dict | None, mlab: dict | None = None, ca
     return out
 
 
+def mutation_figures(corpus: Path, benign_files: int = 50) -> dict:
+    """Figure (e): per-class recall of the mutation suite and the benign mutation check."""
+    sys.path.insert(0, str(ROOT / "tests" / "adversarial"))
+    import mutate  # tests/adversarial/mutate.py
+
+    rep = mutate.run(corpus)
+    floors = mutate.load_floors()
+    ben = mutate.benign_mutations(corpus, benign_files)
+    classes = {c: {"found": st["found"], "total": st["total"], "recall": mutate.recall(st), "floor": floors.get(c)}
+               for c, st in rep["classes"].items()}
+    targets = [
+        {"target": "mutation classes at or above their floor (tests/adversarial/floors.toml)",
+         "value": f"{sum(v['recall'] >= (v['floor'] or 0) for v in classes.values())}/{len(classes)}",
+         "met": all(v["recall"] >= (v["floor"] or 0) for v in classes.values())},
+        {"target": "errors created by structural mutations of benign files",
+         "value": f"{len(ben['new_errors'])} in {ben['cases']} cases ({ben['files']} files)",
+         "met": not ben["new_errors"]},
+    ]
+    return {"payloads": rep["payloads"], "excluded": [p.source for p in rep["excluded"]], "classes": classes,
+            "benign": ben, "targets": targets}
+
+
 # --------------------------------------------------------------------------- output
 
 
@@ -484,7 +511,25 @@ def render(report: dict) -> str:
       "case when it has the case's category (hidden-content cases: `hidden-content`; risky cases: the "
       "mapped issue-3 category, never hidden-content, format or cost) and starts on the labelled line.")
     w("")
-    w("## Targets (issues 2 and 3)")
+    w("## Summary")
+    w("")
+    labelled = [c for c in syn["hidden"] + syn["risky"]] + report["malicious_labels"]["cases"]
+    negs = syn["negatives"] + mal["negatives"]
+    w("| figure | value |")
+    w("| --- | --- |")
+    if not report.get("benign_skipped"):
+        w(f"| benign files with any error | {ben['files_with_error']}/{ben['files']} = {100 * ben['error_share']:.2f}% |")
+    w(f"| labelled cases found at their line (synthetic + malicious line labels) | "
+      f"{sum(c['found'] for c in labelled)}/{len(labelled)} |")
+    w(f"| hard negatives and negative controls with an error | {sum(not n['ok'] for n in negs)}/{len(negs)} |")
+    mut = report.get("mutations")
+    if mut:
+        for cls, v in mut["classes"].items():
+            w(f"| mutation recall: {cls} | {v['found']}/{v['total']} = {100 * v['recall']:.1f}% |")
+        b = mut["benign"]
+        w(f"| benign mutations that create an error | {len(b['new_errors'])}/{b['cases']} ({b['files']} files) |")
+    w("")
+    w("## Targets (issues 2, 3 and 8)")
     w("")
     w("| target | value | met |")
     w("| --- | --- | --- |")
@@ -571,6 +616,35 @@ def render(report: dict) -> str:
         result = "no error" if n["ok"] else "**ERROR**: " + "; ".join(n["errors"] or [n.get("crash") or ""])
         w(f"| {n['file']} | {n['source']} | {_md_escape(result)} | {_md_escape(', '.join(n['findings']) or 'none')} |")
     w("")
+    mut = report.get("mutations")
+    if mut:
+        w("## (e) Adversarial mutations (`tests/adversarial/mutate.py`)")
+        w("")
+        w(f"{mut['payloads']} payloads: the risky-directive labels of `synthetic/LABELS.tsv` and "
+          "`tests/data/malicious-labels.tsv` and the `bad` examples of every security pattern rule, each put in "
+          "a skill carrier and transformed by every class of issue 8. Found = a finding of the payload's category "
+          "at warning or error on the payload's line. "
+          f"{len(mut['excluded'])} payloads not found in the plain carrier (they need surroundings it does not "
+          "give: a frontmatter-only key, a settings file…) are left out of every class. Target after the "
+          "normalisation, decoder, region and shell work: 95 % per class.")
+        w("")
+        w("| mutation class | found / cases | recall | floor |")
+        w("| --- | --- | --- | --- |")
+        for cls, v in mut["classes"].items():
+            fl = "" if v["floor"] is None else f"{100 * v['floor']:.0f}%"
+            w(f"| {cls} | {v['found']}/{v['total']} | {100 * v['recall']:.1f}% | {fl} |")
+        w("")
+        b = mut["benign"]
+        w(f"Benign check: {b['files']} benign files (evenly spread over the manifest), each structural class "
+          f"applied to the first prose line without a payload: {b['cases']} mutated files, "
+          f"{len(b['new_errors'])} new errors (target 0). The classes that hide or encode the line are expected "
+          "to draw a hidden-content or obfuscation error (an instruction the reader cannot see is what those "
+          f"rules report): {len(b['carrier_errors'])} such errors, by class and rule: "
+          + (", ".join(f"{c} {r} ×{n}" for (c, r), n in sorted(collections.Counter((e[1], e[2]) for e in b["carrier_errors"]).items())) or "none")
+          + ".")
+        for f, cls, rule, cat in b["new_errors"][:20]:
+            w(f"- {f}: {cls} → {rule} ({cat})")
+        w("")
     w("## (d) Benign corpus (`benign/MANIFEST.tsv`)")
     w("")
     if report.get("benign_skipped"):
@@ -622,6 +696,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-write", action="store_true", help="print only; do not write docs/ and benchmarks/")
     ap.add_argument("--md", type=Path, default=ROOT / "docs" / "accuracy.md")
     ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "accuracy.json")
+    ap.add_argument("--skip-mutations", action="store_true", help="leave out the adversarial mutation suite (e)")
     ap.add_argument("--skip-benign", action="store_true", help="labelled sets only (about a second; the benign target is left out; implies --no-write)")
     args = ap.parse_args(argv)
 
@@ -665,6 +740,9 @@ def main(argv: list[str] | None = None) -> int:
     ben = benign_figures(corpus, results)
     mlab = malicious_label_figures(results)
     cats = per_category(syn, mlab)
+    mutations = None
+    if not args.skip_benign and not args.skip_mutations:
+        mutations = mutation_figures(corpus)
     report = {
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": _commit(),
@@ -681,7 +759,10 @@ def main(argv: list[str] | None = None) -> int:
         "synthetic": syn,
         "malicious": mal,
         "benign": ben,
+        "mutations": mutations,
     }
+    if mutations is not None:
+        report["targets"] += mutations["targets"]
     text = render(report)
     print(text)
     if not args.no_write:

@@ -36,13 +36,18 @@ def test_broken_unveil_toml_reports_and_continues(tmp_path, monkeypatch, run, wr
 
 def test_suppressed_count_and_audit_flag(tmp_path, monkeypatch, run, write):
     monkeypatch.chdir(tmp_path)
+    write(tmp_path / "CLAUDE.md", "See @docs/missing.md here. <!-- unveil-ignore IMP001: generated -->\n")
+    code, out, err = run("check", "CLAUDE.md", "--format", "json")
+    f = json.loads(out)["files"][0]
+    assert (f["findings"], f["suppressed"], err) == ([], 1, "")
+    code, out, err = run("check", "CLAUDE.md", "--format", "json", "--no-inline-suppressions")
+    f = json.loads(out)["files"][0]
+    assert ([x["rule"] for x in f["findings"]], f["suppressed"]) == (["IMP001"], 0)
+    # a security finding stays, and the comment that tried to hide it is reported
     write(tmp_path / "AGENTS.md", f"zero{ZW}width <!-- unveil-ignore HID002: demo -->\n")
     code, out, err = run("check", "AGENTS.md", "--format", "json")
     f = json.loads(out)["files"][0]
-    assert (f["findings"], f["suppressed"], err) == ([], 1, "")
-    code, out, err = run("check", "AGENTS.md", "--format", "json", "--no-inline-suppressions")
-    f = json.loads(out)["files"][0]
-    assert ([x["rule"] for x in f["findings"]], f["suppressed"]) == (["HID002"], 0)
+    assert (sorted(x["rule"] for x in f["findings"]), f["suppressed"]) == (["HID002", "UNV012"], 0)
 
 
 def test_user_rule_file_errors_and_listing(tmp_path, monkeypatch, run, write):

@@ -1,5 +1,5 @@
-"""End to end over stdio: an inline suppression comment removes the diagnostic; a project
-``.unveil.toml`` next to the file is honoured."""
+"""End to end over stdio: an inline suppression comment cannot remove a security diagnostic (it
+is reported as UNV012); a project ``.unveil.toml`` next to the file is honoured."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 ZWSP = "\u200b"
 
 
-async def test_suppression_comment_removes_diagnostic(client: LanguageClient, uri: str):
+async def test_suppression_comment_cannot_remove_security_diagnostic(client: LanguageClient, uri: str):
     published = await open_doc(client, uri, f"# T\n\nzero{ZWSP}width\n")
     assert [d.code for d in published.diagnostics] == ["HID002"]
     change(client, uri, 2, rng(1, 0, 1, 0), "<!-- unveil-ignore-next-line HID002: demo of a zero-width space -->\n")
     published = await wait_publish(client, uri, 2)
-    assert [d.code for d in published.diagnostics] == []
+    assert sorted(d.code for d in published.diagnostics) == ["HID002", "UNV012"]
     change(client, uri, 3, rng(1, 0, 2, 0), "<!-- unveil-ignore-next-line HID002 -->\n")  # reason dropped
     published = await wait_publish(client, uri, 3)
     assert sorted(d.code for d in published.diagnostics) == ["HID002", "HID020", "UNV010"]

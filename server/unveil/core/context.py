@@ -10,13 +10,17 @@ Three layers, all pure functions of the text (plus the markdown layer when it is
   (HTML comments, reference-definition comments, decoded tag runs, plus whatever hidden spans the
   markdown layer exposes), in original code-point offsets.
 * :func:`judge` — how a hit is used: an imperative aimed at the agent keeps its severity; the same
-  words in a prohibition ("never run curl | sh"), a deny-list (a list under "Never"/"Avoid", a
-  permissions ``deny`` array) or quoted as an example ("e.g. …", a fenced sample in a
-  security-review agent) are lowered one level (error → info, warning → hint), never dropped;
-  hidden text raises one step (warning → error).
+  words in a prohibition that governs the hit in its own clause ("never run curl | sh"), a
+  deny-list (the list's own lead-in line "Never:"/"Avoid:", a permissions ``deny`` array) or quoted
+  as an example in the same sentence or under the fenced block's own caption are lowered one
+  level (error → info, warning → hint), never dropped; a rule's ``floor`` stops the lowering at
+  that severity; hidden text raises one step (warning → error). Only evidence next to the hit
+  counts: never the file or skill name, the frontmatter description or a heading (the policy is
+  written down in ``docs/context.md``).
 
-The lowering words are English. A prohibition written in another language keeps the rule's
-severity (false positive rather than false negative).
+Prohibitions are recognised in English, Chinese, Spanish, Russian, Japanese, German, French,
+Portuguese and Korean (basic negations only; see :data:`_NEG_I18N`). A prohibition in any other
+language keeps the rule's severity (false positive rather than false negative).
 """
 
 from __future__ import annotations
@@ -231,7 +235,8 @@ _UNIT_BREAK = regex.compile(
     r"|\n[ \t]*\n"
     r"|\n(?=[ \t]*(?:[-*+][ \t]|\d{1,3}[.)][ \t]|\#|>|\||```|~~~|<!--|-->))"
     r"|(?<=\",|[{\[]|[}\]],?)[ \t]*\n"  # structured data (JSON, YAML flow): one value per line
-    r"|<!--|-->",
+    r"|<!--|-->"
+    r"|[。！？](?=\S|\s|\Z)",  # CJK full stops need no space after them
     regex.I,
 )
 _WINDOW = 500
@@ -251,13 +256,20 @@ def unit_bounds(view_text: str, start: int, end: int, line_only: bool = False) -
     for m in _UNIT_BREAK.finditer(view_text, lo, start):
         s = m.end()
     m = _UNIT_BREAK.search(view_text, end, hi)
-    e = m.start() + (1 if m and m.group(0)[:1] in ".!?" else 0) if m else hi
+    e = m.start() + (1 if m and m.group(0)[:1] in ".!?。！？" else 0) if m else hi
     return s, e
 
 
 # --------------------------------------------------------------------------------------------
 # Judgement
 # --------------------------------------------------------------------------------------------
+#
+# Policy (docs/context.md): a finding is lowered only on evidence the reader sees next to the
+# hit — its own clause (a negation that governs it, "… is forbidden" after it), its own sentence
+# (a quote around it plus an example/detection word), the fenced block's own caption (the line
+# just before the fence, or the info string), or the list's own lead-in line / the permissions
+# array it sits in. Nothing the file says about itself elsewhere (name, description, headings,
+# other sentences of the paragraph) counts.
 
 _NEG = regex.compile(
     r"\b(?:never|do\s+not|don'?t|does\s+not|doesn'?t|must\s+not|mustn'?t|should\s+not|shouldn'?t"
@@ -270,20 +282,76 @@ _NEG = regex.compile(
     r"|❌|🚫|⛔|✗|✘",
     regex.I | regex.M,
 )
+#: Basic negations that precede the verb in the other languages of the multilingual rules
+#: (rules/*-i18n.toml). Japanese and Korean negate after the verb: see :data:`_POST_NEG_I18N`
+#: (and their rules match affirmative imperative endings only).
+_NEG_I18N = regex.compile(
+    # Chinese (no word boundaries in Han script)
+    r"(?:不要|不得|不可以?|不能|不准|不许|不許|别|別|请勿|請勿|切勿|勿|禁止|严禁|嚴禁|决不|決不|绝不|絕不|从不|從不|永远不要|永遠不要)"
+    # Spanish, Portuguese, French, German, Russian
+    r"|\b(?:no|nunca|jamás|jamas|tampoco|ni|evit[ae]r?|evite|prohibido|não|nao|nem|jamais|proibido"
+    r"|ne|n['’]|aucun(?:e)?|interdit|évite[rz]?"
+    r"|nicht|nie|niemals|kein(?:e|en|em|er)?|keinesfalls|verboten|vermeide[n]?"
+    r"|не|никогда|нельзя|запрещено|запрещается)(?=\W|\Z)"
+    # Japanese / Korean adverbs that open a negated sentence
+    r"|決して|絶対に|절대(?:로)?",
+    regex.I | regex.M,
+)
+#: Negations that follow the hit: German/French sentence-final "nicht"/"pas", Japanese
+#: 「〜てはいけない」「〜ないで」, Korean 「〜지 마」「〜면 안 된다」.
+_POST_NEG_I18N = regex.compile(
+    r"\A[^\n.;,，。；]{0,40}?(?<!\w)(?:nicht|niemals|nie|pas|jamais|point)(?!\w)"
+    r"|\A\s*(?:は|も)?(?:いけ|なら|だめ|ダメ|駄目)|\A\s*(?:ない|ません|ず|ぬ|るな)"
+    r"|\A\s*(?:지\s*(?:마|말|않)|(?:서는|선|면)\s*안\s*(?:됩|돼|된|되))",
+    regex.I,
+)
 # a negation that is not a prohibition of what follows
 _NEG_NOT = regex.compile(
     r"(?:do\s+not|don'?t|never|no\s+need\s+to|without)\s+(?:worry|hesitate|forget|need\s+to\s+ask|ask|wait|stop|bother|"
     r"mention|tell|inform|notify|report|log|show|reveal|disclose|question|second-guess|confirm|prompt)"
-    r"|\bnot\s+only\b|\bno\s+matter\b|\bno\s+longer\b|\bnever\s+mind\b",
+    r"|\bnot\s+only\b|\bno\s+matter\b|\bno\s+longer\b|\bnever\s+mind\b"
+    r"|不要犹豫|不要猶豫|不用担心|别担心|別擔心|不要忘记|不要忘記|别忘|別忘|不仅|不僅"
+    r"|no\s+(?:dudes|te\s+preocupes|olvides|importa|solo)|não\s+(?:hesite|se\s+preocupe|esqueça|só)"
+    r"|n['’]h[ée]sitez?\s+pas|ne\s+t['’]inqui[èe]te\s+pas|n['’]oubliez?\s+pas|non\s+seulement"
+    r"|nicht\s+nur|zögere\s+nicht|vergiss\s+nicht|не\s+(?:стесняйся|бойся|забудь|только|волнуйся)",
     regex.I,
 )
-_CONTRAST = regex.compile(r"\b(?:but|instead|however|rather|then|otherwise|so|and\s+then|just)\b|;|\s[—–]\s", regex.I)
+#: Words that end a negation's clause: a new sentence or clause, a contrast, "then"/"just".
+_CONTRAST = regex.compile(
+    r"\b(?:but|instead|however|rather|then|otherwise|so|and\s+then|just|now|also|after\s+that|afterwards)\b"
+    r"|;|[.!?](?=\s)|:\s|\s[—–]\s|\s--\s|[。！？；：]"
+    r"|\b(?:pero|sino|mas|mais|aber|sondern|но|а\s+затем|затем|потом|然后|然後|但是|而是|しかし|그러나|하지만)\b",
+    regex.I,
+)
+#: Verbs (and words) that open a new imperative clause after a comma or at a line start.
+_ACTION = (
+    r"(?:run|execute|exec|send|upload|post|read|cat|fetch|download|install|ignore|disregard|forget|reveal|print"
+    r"|output|show|tell|say|delete|remove|write|copy|pipe|eval|open|visit|go|use|call|invoke|add|set|put|append"
+    r"|include|keep|hide|make|do|follow|treat|act|pretend|respond|reply|answer|always|simply|please|immediately"
+    r"|first|finally|next|curl|wget|bash|sh|sudo|source|export|paste|share|email|transmit|leak|dump|grant"
+    r"|approve|enable|disable|bypass|override|skip|you\s+(?:must|should|will|may|can|are)|we\s+(?:must|will))\b"
+)
+_COMMA_ACTION = regex.compile(r"[,，]\s*(?:and\s+|or\s+)?(?=" + _ACTION + r")", regex.I)
+_LINE_ACTION = regex.compile(r"\n[ \t>*_#+\-\d.)]*(?=" + _ACTION + r"|`)", regex.I)
+_HIT_STARTS_LINE = regex.compile(r"\n[ \t>*_#+\-\d.)\[(\"'`“]*\Z")
+"""The hit begins its own line: a negation on an earlier line does not govern it."""
+_FILLER = regex.compile(
+    r"\A[\s,]*(?:(?:under\s+any\s+circumstances?|ever|at\s+all|for\s+any\s+reason|whatsoever|in\s+any\s+case"
+    r"|please|again|even|once|really|simply|automatically|blindly|directly)[\s,]*)*\Z",
+    regex.I,
+)
+_SCOPE_CHARS = 160
+"""A negation governs a hit at most this many code points after it (one clause)."""
+_POST_CUT = regex.compile(
+    r"[;.!?](?=\s)|[。！？；]|\n|\b(?:but|however|instead|otherwise|so|and\s+then)\b|[,，]\s*(?:and\s+)?(?=" + _ACTION + ")",
+    regex.I,
+)
 _POST_PROHIBITION = regex.compile(
-    r"\A[^;]{0,80}?\b(?:is|are|was|were|be|considered|counts\s+as)\s+(?:strictly\s+|absolutely\s+|always\s+|very\s+)?"
+    r"\A.{0,80}?\b(?:is|are|was|were|be|considered|counts\s+as)\s+(?:strictly\s+|absolutely\s+|always\s+|very\s+)?"
     r"(?:forbidden|prohibited|not\s+allowed|disallowed|banned|blocked|dangerous|unsafe|insecure|risky|harmful|malicious"
     r"|a\s+(?:security\s+)?risk|never\s+(?:allowed|acceptable)|off-limits|denied|suspicious|red\s+flags?|an?\s+attack)\b"
-    r"|\A[^;]{0,40}?[\"'`)]?\s*(?:->|→|=>|:)\s*(?:❌|🚫|⛔|blocked|denied|forbidden|never)",
-    regex.I,
+    r"|\A.{0,40}?[\"'`)]?\s*(?:->|→|=>|:)\s*(?:❌|🚫|⛔|blocked|denied|forbidden|never)",
+    regex.I | regex.S,
 )
 _DENY_HEAD = regex.compile(
     r"\b(?:never|don'?ts?|do\s+not|must\s+not|forbidden|prohibited|avoid|disallowed|not\s+allowed|deny|denied|blocked"
@@ -316,19 +384,32 @@ _EXAMPLE = regex.compile(
     r"|\binjection\b|\bjailbreaks?\b|\bpayloads?\b|\bvulnerab|\bexploit|\bthreats?\b|\bsmuggl|\bquot(?:e|ed|ing)\b",
     regex.I,
 )
-_SECURITY_DOC = regex.compile(
-    r"secur|review|audit|scan|detect|injection|vulnerab|threat|malicious|attack|pentest|penetration|red[- ]?team|forensic"
-    r"|incident|harden|guard|safety|lint|compliance|owasp|cve|exploit|offensive|defensive|ctf|malware|prompt-?engineer",
+#: An example marker right before the hit ("e.g. ignore …", "such as `curl … | sh`"); "for
+#: example"/"for instance" count only when a quote or code span opens right after them.
+_EXAMPLE_BEFORE = regex.compile(
+    r"(?:\be\.g\.|\bsuch\s+as|\blike)\s*[:,]?\s*\S{0,3}\Z|\bfor\s+(?:example|instance)\s*[:,]?\s*[\"'“‘`«]\Z",
     regex.I,
 )
 _LIST_ITEM = regex.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+|[ \t]*\|")
+_QUOTES = (('"', '"'), ("“", "”"), ("`", "`"), ("'", "'"), ("«", "»"), ("‘", "’"), ("「", "」"), ("『", "』"), ("„", "“"))
+_QUOTE_MAX = 300
+"""A quoted example is at most this many code points long (a quote opened earlier in a long
+sentence and never closed does not make the rest of it an example)."""
+
+#: Default ``floor`` per category: sending data out and hiding an action from the user never go
+#: below warning in context (issue 8 §5). Download-and-run rules declare ``floor = "warning"`` in
+#: their own table (supply-chain has rules that are not about running code).
+FLOOR_DEFAULTS = {"data-exfiltration": "warning", "concealment": "warning"}
 
 
 @dataclass(frozen=True)
 class ContextOptions:
     """A rule's ``[rule.context]`` table. Each of ``prohibition``, ``quoted``, ``denylist`` and
     ``code`` is ``"lower"`` or ``"keep"``; ``hidden`` is ``"raise"`` or ``"keep"``;
-    ``raise_if``/``lower_if`` are regexes tried on the hit's sentence (view text)."""
+    ``raise_if``/``lower_if`` are regexes tried on the hit's sentence (view text). ``floor`` (the
+    rule's top-level ``floor`` key, or :data:`FLOOR_DEFAULTS` by category): the lowest severity
+    context may lower the finding to (``None``: no floor); a rule whose own severity is already
+    below the floor keeps its severity."""
 
     prohibition: str = "lower"
     quoted: str = "lower"
@@ -337,6 +418,7 @@ class ContextOptions:
     hidden: str = "raise"
     raise_if: tuple = ()
     lower_if: tuple = ()
+    floor: Severity | None = None
 
 
 def lower(sev: Severity) -> Severity:
@@ -351,27 +433,18 @@ def raise_(sev: Severity) -> Severity:
 
 @dataclass
 class DocContext:
-    """Per-document data the judgement needs (computed once per analysis)."""
+    """Per-document data the judgement needs (computed once per analysis). Nothing here
+    describes the file as a whole: judgement uses only evidence next to each hit."""
 
     view: ModelView
     regions: Regions
-    security_doc: bool
     original: str
 
 
 def doc_context(text: str, markdown=None) -> DocContext:
-    """Model view, regions and whether the file is itself about security review (its
-    frontmatter ``name``/``description`` or first heading mentions security, review, audit,
-    injection …), which lowers attack strings quoted in its code blocks."""
+    """Model view and regions of ``text``."""
     view = model_view(text)
-    regs = regions(text, markdown, view)
-    head = ""
-    if regs.frontmatter:
-        fm = text[regs.frontmatter[0] : regs.frontmatter[1]]
-        head += " ".join(regex.findall(r"(?m)^(?:name|description|title)\s*:\s*(.*)$", fm))
-    if regs.headings:
-        head += " " + regs.headings[0][2]
-    return DocContext(view, regs, bool(_SECURITY_DOC.search(head)), text)
+    return DocContext(view, regions(text, markdown, view), text)
 
 
 @dataclass
@@ -381,22 +454,72 @@ class Judgement:
     reasons: list[str]
 
 
-def _is_prohibition(pre: str, post: str) -> bool:
-    last = None
+def _last_negation(pre: str):
+    """The last negation in ``pre`` (English or another language): ``(match, english)``."""
+    last, english = None, True
     for m in _NEG.finditer(pre):
         last = m
-    if last is not None:
-        between = pre[last.end() :]
-        if not _CONTRAST.search(between) and not _NEG_NOT.match(pre, last.start()):
-            return True
-    return bool(_POST_PROHIBITION.search(post))
+    for m in _NEG_I18N.finditer(pre, last.end() if last is not None else 0):
+        last, english = m, False
+    return last, english
 
 
-def _in_denylist(vt: str, vstart: int, regs: Regions, view: ModelView, code_or_fm: bool) -> bool:
+def _governs(pre: str) -> bool:
+    """Whether the last negation of ``pre`` (the sentence up to the hit) governs the hit: in the
+    same clause, at most :data:`_SCOPE_CHARS` before it, with no contrast ("but", "just", "then",
+    ";", ":", a dash), no new imperative clause (a comma or a line start followed by an action
+    verb, after the negation already had its verb) and, for "instead of"/"rather than"/
+    "without" and the other languages, no comma in between."""
+    last, english = _last_negation(pre)
+    if last is None or _NEG_NOT.match(pre, last.start()):
+        return False
+    between = pre[last.end():]
+    if len(between) > _SCOPE_CHARS or _CONTRAST.search(between):
+        return False
+    word = last.group(0).lower()
+    if not english or word.startswith(("instead", "rather", "without")) or regex.sub(r"[\s*+\-]", "", word) == "no":
+        if regex.search(r"[,，、]", between):
+            return False
+    else:
+        for m in _COMMA_ACTION.finditer(between):
+            head, rest = between[: m.start()], between[m.end():]
+            # "never, under any circumstances, run …": the negation still waits for its verb;
+            # "never read, print or upload …": an enumeration of verbs under one negation
+            if not _FILLER.match(head) and not regex.search(r"\b(?:or|nor)\b", rest, regex.I):
+                return False
+    if _LINE_ACTION.search(between) or (("\n" in between) and _HIT_STARTS_LINE.search(between)):
+        return False
+    return True
+
+
+def _is_prohibition(pre: str, post: str) -> bool:
+    """A negation governing the hit (:func:`_governs`), or a predicate after it in the same
+    clause ("… is forbidden", "→ ❌", German "… nicht", Japanese 「〜てはいけない」)."""
+    if _governs(pre):
+        return True
+    cut = _POST_CUT.search(post)
+    clause = post[: cut.start()] if cut else post
+    return bool(_POST_PROHIBITION.search(clause) or _POST_NEG_I18N.search(post[:60]))
+
+
+def _region_start(dc: DocContext, ostart: int, in_code: tuple[int, int] | None) -> int:
+    """View offset where the hit's code span or frontmatter begins (0 elsewhere)."""
+    if in_code is not None:
+        return dc.view.view_offset(in_code[0])
+    fm = dc.regions.frontmatter
+    if fm and fm[0] <= ostart < fm[1]:
+        return dc.view.view_offset(fm[0])
+    return 0
+
+
+def _in_denylist(vt: str, vstart: int, region_start: int, code_or_fm: bool) -> bool:
+    """The hit is an entry of a permissions deny array in its own code block or frontmatter, or
+    an item of a list whose own lead-in line (the first line above the list that is not an item)
+    ends with ":" and says "never"/"avoid"/"red flags"… A heading above the list does not count."""
     ls = vt.rfind("\n", 0, vstart) + 1
     # permissions deny arrays (JSON / YAML / TOML), in code or frontmatter
     if code_or_fm:
-        window = vt[max(0, vstart - 800) : vstart]
+        window = vt[max(region_start, vstart - 800) : vstart]
         last = None
         for m in _DENY_KEY.finditer(window):
             last = m
@@ -428,40 +551,80 @@ def _in_denylist(vt: str, vstart: int, regs: Regions, view: ModelView, code_or_f
             if not line.startswith((" ", "\t")) and stripped.rstrip().endswith(":") and _DENY_LEAD.search(stripped):
                 return True
             continue
-        if line.rstrip().endswith(":") and (_DENY_LEAD.search(line) or (len(line) <= 60 and _DENY_HEAD.search(line))):
-            return True
-        break
-    head = regs.heading_before(view.orig_start(vstart))
-    return bool(head and _DENY_HEAD.search(head[2]))
+        if line.lstrip().startswith("#"):
+            return False  # a heading is not the list's lead-in
+        return bool(line.rstrip().endswith(":") and (_DENY_LEAD.search(line) or (len(line) <= 60 and _DENY_HEAD.search(line))))
+    return False
 
 
-def _quoted(vt: str, us: int, vstart: int, vend: int) -> bool:
-    """Whether the hit sits inside quotes or inline code in its sentence."""
-    pre = vt[us:vstart]
-    for q_open, q_close in (('"', '"'), ("“", "”"), ("`", "`"), ("'", "'"), ("«", "»"), ("‘", "’")):
+def _quoted(vt: str, us: int, ue: int, vstart: int, vend: int) -> bool:
+    """Whether the hit is enclosed in a pair of quotes (or backticks) of its sentence: an opening
+    quote before it and the closing one after it, at most :data:`_QUOTE_MAX` apart."""
+    pre = vt[max(us, vstart - _QUOTE_MAX) : vstart]
+    post = vt[vend : min(ue, vend + _QUOTE_MAX)]
+    for q_open, q_close in _QUOTES:
         if q_open == q_close:
             if q_open == "'":
-                n = len(regex.findall(r"(?<![A-Za-z])'", pre))
+                n = len(regex.findall(r"(?<![A-Za-z])'", vt[us:vstart]))
+                closes = regex.search(r"'(?![A-Za-z])", post)
             else:
-                n = pre.count(q_open)
-            if n % 2 == 1:
+                n = vt[us:vstart].count(q_open)
+                closes = q_close in post
+            if n % 2 == 1 and q_open in pre and closes:
                 return True
-        elif pre.count(q_open) > pre.count(q_close):
-            return True
+        else:
+            o = pre.rfind(q_open)
+            if o >= 0 and q_close not in pre[o + 1 :] and q_close in post:
+                return True
     return False
+
+
+_WRAP_MARKER = regex.compile(r"(?:\be\.g\.|\bi\.e\.|\bsuch\s+as|\blike|\bfor\s+(?:example|instance)|\bphrases?|\bpatterns?|\bstrings?|:)[\s,]*\Z", regex.I)
+
+
+def _evidence_start(vt: str, us: int, vstart: int) -> int:
+    """Where same-sentence evidence for a hit may start: the sentence start, or the hit's own
+    line when the sentence is soft-wrapped over an earlier line that does not lead into the hit
+    (a line ending "such as", "e.g.", ":" … does)."""
+    ls = vt.rfind("\n", us, vstart)
+    if ls < 0:
+        return us
+    prev = vt[vt.rfind("\n", us, ls) + 1 if vt.rfind("\n", us, ls) >= 0 else us : ls]
+    return us if _WRAP_MARKER.search(prev) else ls + 1
+
+
+def _fence_caption(dc: DocContext, code_span: tuple[int, int]) -> str:
+    """The fenced block's own caption, as view text: its info string plus the last non-blank line
+    before the fence (at most one blank line above it)."""
+    vt = dc.view.text
+    start = dc.view.view_offset(code_span[0])
+    first_end = vt.find("\n", start)
+    first = vt[start : first_end if first_end >= 0 else len(vt)]
+    info = regex.sub(r"^[ \t]*(?:`{3,}|~{3,})", "", first) if regex.match(r"[ \t]*(?:`{3,}|~{3,})", first) else ""
+    lines = vt[max(0, start - 600) : start].split("\n")
+    if lines and lines[-1].strip() == "":
+        lines.pop()  # the fence starts a line: drop the empty tail
+    blanks = 0
+    while lines and not lines[-1].strip() and blanks < 1:
+        lines.pop()
+        blanks += 1
+    caption = lines[-1] if lines and lines[-1].strip() else ""
+    return info + "\n" + caption
 
 
 def judge(dc: DocContext, opts: ContextOptions, base: Severity, vstart: int, vend: int,
           compiled_raise: Sequence = (), compiled_lower: Sequence = (), timeout: float = 0.25) -> Judgement:
     """Severity of a hit at view offsets ``[vstart, vend)`` given its context. ``reasons``
     names what changed it (for the message): ``"prohibition"``, ``"deny-list"``,
-    ``"quoted example"``, ``"code"``, ``"hidden"``, ``"context"``."""
+    ``"quoted example"``, ``"code"``, ``"context"``, ``"floor"``, ``"hidden"``,
+    ``"raised by context"``."""
     vt = dc.view.text
     ostart = dc.view.orig_start(vstart)
     region = dc.regions.region(ostart)
     code_span = dc.regions.code_span(ostart)
     in_code = code_span is not None
-    line_only = region in ("frontmatter",) or (in_code and code_span is not None and "\n" in dc.original[code_span[0]:code_span[1]])
+    block = in_code and "\n" in dc.original[code_span[0]:code_span[1]]
+    line_only = region in ("frontmatter",) or block
     us, ue = unit_bounds(vt, vstart, vend, line_only=line_only)
     pre, post = vt[us:vstart], vt[vend:ue]
     reasons: list[str] = []
@@ -469,22 +632,23 @@ def judge(dc: DocContext, opts: ContextOptions, base: Severity, vstart: int, ven
     if opts.prohibition == "lower" and _is_prohibition(pre, post):
         lowered = True
         reasons.append("prohibition")
-    if not lowered and opts.denylist == "lower" and _in_denylist(vt, vstart, dc.regions, dc.view, in_code or region == "frontmatter"):
+    if not lowered and opts.denylist == "lower" and _in_denylist(
+            vt, vstart, _region_start(dc, ostart, code_span), in_code or region == "frontmatter"):
         lowered = True
         reasons.append("deny-list")
     if not lowered and opts.quoted == "lower":
-        if in_code and code_span is not None and "\n" in dc.original[code_span[0]:code_span[1]]:
-            # a code block: lowered in a security-review file or after an example lead-in
-            lead_end = dc.view.view_offset(code_span[0])
-            lead = vt[max(0, lead_end - 300) : lead_end]
-            if dc.security_doc or _EXAMPLE.search(lead):
+        if block:
+            # a code block: lowered when its own caption introduces an example / detection list
+            caption = _fence_caption(dc, code_span)
+            if (_EXAMPLE.search(caption) or _DENY_LEAD.search(caption.rsplit("\n", 1)[-1])
+                    or (_quoted(vt, us, ue, vstart, vend) and _EXAMPLE.search(vt[us:ue]))):
                 lowered = True
                 reasons.append("quoted example")
-        elif _quoted(vt, us, vstart, vend) or (in_code and code_span is not None):
-            if _EXAMPLE.search(vt[us:ue]) or dc.security_doc:
+        elif in_code or _quoted(vt, us, ue, vstart, vend):
+            if _EXAMPLE.search(vt[_evidence_start(vt, us, vstart):ue]):
                 lowered = True
                 reasons.append("quoted example")
-        elif _EXAMPLE.search(pre) and regex.search(r"(?:e\.g\.|for\s+(?:example|instance)|such\s+as|like)\s*[:,]?\s*\S{0,3}\Z", pre, regex.I):
+        elif _EXAMPLE_BEFORE.search(pre):
             lowered = True
             reasons.append("quoted example")
     if not lowered and opts.code == "lower" and in_code:
@@ -512,4 +676,8 @@ def judge(dc: DocContext, opts: ContextOptions, base: Severity, vstart: int, ven
                 break
         except TimeoutError:
             break
+    # the floor comes last: context may not take the finding below it, whatever raised it since
+    if lowered and opts.floor is not None and int(base) <= int(opts.floor) < int(sev):
+        sev = opts.floor
+        reasons.append("floor")
     return Judgement(sev, region, reasons)

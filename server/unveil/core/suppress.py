@@ -1,4 +1,4 @@
-"""Inline suppression comments (``UNV010`` malformed, ``UNV011`` unused).
+"""Inline suppression comments (``UNV010`` malformed, ``UNV011`` unused, ``UNV012`` refused).
 
 Grammar (an HTML comment outside code; ``IDS`` is one or more rule ids or category names
 separated by commas; the reason is mandatory and runs to the end of the comment)::
@@ -14,7 +14,10 @@ unknown id, unknown directive, an enable without a disable) is reported as ``UNV
 suppresses nothing — and, not being an exact pragma, it is also judged as a hidden comment by
 ``HID020`` (:func:`unveil.core.checks.markup.is_pragma`). A valid suppression that removes no
 finding is reported as ``UNV011``. Suppressed findings are kept in
-``Analysis.extra["suppressed"]``.
+``Analysis.extra["suppressed"]``. A comment that names a finding of a security category
+(:data:`SECURITY_CATEGORIES`: hidden content and every risky-directive category) keeps that
+finding and is reported as ``UNV012``; only format, cost, imports, internal and user-defined
+categories can be suppressed from inside the file.
 """
 
 from __future__ import annotations
@@ -30,12 +33,25 @@ UNUSED_RULE = "UNV011"
 REFUSED_RULE = "UNV012"
 
 
+#: Categories an inline comment may never suppress (issue 8 section 6): hidden content and every
+#: risky-directive category. The scanned file is the untrusted party, and a suppression comment
+#: is itself hidden in rendered views, so a file could otherwise silence its own payload. Such
+#: findings are silenced only from outside the file (project configuration ``per-file-ignores``).
+#: Other categories (format, cost, imports, internal, and user rules' own categories) stay
+#: suppressible.
+SECURITY_CATEGORIES = frozenset({
+    "hidden-content", "prompt-injection", "anti-refusal", "concealment", "data-exfiltration",
+    "privilege-escalation", "supply-chain", "agent-snooping", "system-prompt-leakage", "ssrf",
+    "excessive-agency", "secrets", "persistence", "obfuscation",
+})
+
+
 def suppressible(f: Finding) -> bool:
-    """Whether an inline comment may suppress ``f``. Error-level hidden content may not: the
-    scanned file is the untrusted party, and a suppression comment is itself hidden in rendered
-    views, so a file could otherwise silence its own hidden instructions. Such findings are
-    silenced only from outside the file (project configuration ``per-file-ignores``)."""
-    return not (f.severity == Severity.ERROR and f.category == "hidden-content")
+    """Whether an inline comment may suppress ``f``: not when its category is one of
+    :data:`SECURITY_CATEGORIES`, whatever its severity."""
+    return f.category not in SECURITY_CATEGORIES
+
+
 DIRECTIVES = ("ignore-next-line", "ignore-file", "ignore", "disable", "enable")
 
 _PREFIX = re.compile(r"\s*unveil-[a-z]", re.I)
@@ -226,9 +242,9 @@ def apply(ctx, findings: list[Finding]) -> tuple[list[Finding], list[Finding], l
         for f in p.refused:
             line = doc.line_of(f.start) + 1
             reports.append(Finding(REFUSED_RULE, Severity.WARNING, p.start, p.end,
-                                   f"This suppression cannot hide {f.rule} on line {line}: error-level hidden "
-                                   "content is never suppressed from inside the file (the file could silence "
-                                   "its own hidden instructions); use per-file-ignores in the project configuration",
+                                   f"This suppression cannot hide {f.rule} on line {line}: security findings "
+                                   f"({f.category}) are never suppressed from inside the file (the file could "
+                                   "silence its own payload); use per-file-ignores in the project configuration",
                                    category="internal", data={"refused": f.rule, "line": line}))
         if p.directive != "enable" and not p.refused:
             unused = [i for i in p.ids if i not in p.used]

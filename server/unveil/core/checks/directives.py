@@ -41,12 +41,18 @@ are read from ``Rule.raw``)::
                              # injection), "secrets" (credential or private-data access), "egress"
                              # (sending data out). Default from the category: prompt-injection →
                              # input; agent-snooping, secrets → secrets; data-exfiltration → egress.
+    floor = "warning"        # optional: context never lowers a hit below this severity (a rule
+                             # whose own severity is lower keeps it). Default from the category:
+                             # data-exfiltration, concealment → warning; download-and-run rules
+                             # (SUP001-003, SUP007, OBF005) set it. See docs/context.md.
 
     [rule.context]           # optional; defaults shown
     prohibition = "lower"    # "never run curl | sh", "`curl | sh` is forbidden" → lowered
-    denylist = "lower"       # a list item under "## Never" / "Avoid:" or in a permissions deny array
-    quoted = "lower"         # quoted/inline-code with "e.g."/"such as"/"detect"/"flag"…, or a code
-                             # block in a security-review file or after an example lead-in
+    denylist = "lower"       # an item of a list led in by "Never:" / "Avoid:" (its own lead-in line,
+                             # not a heading) or in a permissions deny array
+    quoted = "lower"         # quoted/inline-code with "e.g."/"such as"/"detect"/"flag"… in the same
+                             # sentence, or a code block whose own caption (the line just before
+                             # the fence, or its info string) introduces examples
     code = "keep"            # "lower": any hit inside code is lowered (prose-like rules)
     hidden = "raise"         # hits in hidden text (HTML comments, [//]: # comments, tag payloads)
                              # go up one step; "keep" to disable
@@ -208,6 +214,11 @@ def compile_rule(rule: Rule) -> PatternRule:
     unknown = set(ctx) - {"prohibition", "quoted", "denylist", "code", "hidden", "raise_if", "lower_if"}
     if unknown:
         raise ValueError(f"rule {rid}: unknown context key(s) {sorted(unknown)}")
+    floor = raw.get("floor", cx.FLOOR_DEFAULTS.get(rule.category))
+    if floor is not None:
+        if floor not in ("error", "warning", "info", "hint"):
+            raise ValueError(f"rule {rid}: floor must be one of error, warning, info, hint")
+        kw["floor"] = Severity.parse(floor)
     combo = raw.get("combo", COMBO_DEFAULTS.get(rule.category))
     if combo not in (None, "input", "secrets", "egress"):
         raise ValueError(f"rule {rid}: combo must be input, secrets or egress")
@@ -915,6 +926,7 @@ _REASON_TEXT = {
     "quoted example": "lowered: quoted as an example",
     "code": "lowered: inside code",
     "context": "lowered by context",
+    "floor": "kept at its floor: this rule never goes lower in context",
     "hidden": "raised: hidden from a reader",
     "raised by context": "raised by context",
 }
@@ -1239,7 +1251,8 @@ def combine(findings: list[Finding], doc=None) -> list[Finding]:
     """Combination post-pass: if the file has an ``input``, a ``secrets`` and an ``egress``
     finding at warning or above, raise each such finding to error and append
     "(combined with …)" naming the other two roles with their rule ids and 1-based lines."""
-    active = [f for f in findings if f.data.get("combo") and f.severity <= Severity.WARNING]
+    active = [f for f in findings if f.data.get("combo") and f.severity <= Severity.WARNING
+              and "floor" not in (f.data.get("context") or ())]  # a floored finding was lowered
     roles: dict[str, list[Finding]] = {}
     for f in active:
         roles.setdefault(f.data["combo"], []).append(f)
