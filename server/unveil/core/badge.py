@@ -45,32 +45,34 @@ class BadgeData:
 
 
 @lru_cache(maxsize=1)
-def _widths() -> tuple[dict[int, float], float]:
+def _widths() -> tuple[dict[int, int], int]:
     data = json.loads(_WIDTHS_FILE.read_text(encoding="utf-8"))
-    table: dict[int, float] = {}
+    table: dict[int, int] = {}
     for lo, hi, w in data["ranges"]:
         for cp in range(lo, hi + 1):
-            table[cp] = w
+            table[cp] = round(w * 100)  # hundredths of a px: integer sums, no float drift
     return table, table[ord(data["fallback_char"])]
 
 
 def text_width(text: str) -> float:
-    """Width in px of ``text`` in Verdana 11 px (fixed table; unknown characters count as "m")."""
+    """Width in px of ``text`` in Verdana 11 px (fixed table, summed in exact hundredths of a
+    px; unknown characters count as "m")."""
     table, fallback = _widths()
-    return sum(table.get(ord(ch), fallback) for ch in text)
+    return sum(table.get(ord(ch), fallback) for ch in text) / 100
 
 
 def format_tokens(n: int) -> str:
     """``950``, ``2.1k``, ``21k``, ``1.2M`` (one decimal below ten, rounded half up)."""
     if n < 1000:
         return str(n)
-    for unit, size in (("M", 1_000_000), ("k", 1000)):
-        if n >= size:
-            v = n / size
-            if v < 10:
-                return f"{math.floor(v * 10 + 0.5) / 10:.1f}{unit}".replace(".0" + unit, unit)
-            return f"{math.floor(v + 0.5)}{unit}"
-    return str(n)  # pragma: no cover
+    if n < 999_500:
+        size, unit = 1000, "k"
+    else:
+        size, unit = 1_000_000, "M"
+    tenths = (n * 10 + size // 2) // size  # rounded half up, exact integers
+    if tenths < 100:
+        return f"{tenths // 10}{unit}" if tenths % 10 == 0 else f"{tenths // 10}.{tenths % 10}{unit}"
+    return f"{(n + size // 2) // size}{unit}"
 
 
 def message(data: BadgeData) -> str:
