@@ -333,21 +333,11 @@ def cmd_lock_verify(args) -> int:
 
 
 def reviewed_bytes(root: Path, rel: str, entry: dict) -> tuple[bytes, str]:
-    """The bytes of ``rel`` as reviewed: at the entry's review commit when they hash to the
-    entry's hash, else the newest commit in ``rel``'s history whose blob does. Returns
-    ``(bytes, commit)``; raises :class:`_Fail` when git has no such version."""
-    want = entry.get("hash")
-    commit = (entry.get("review") or {}).get("commit")
+    """:func:`unveil.core.lock.reviewed_bytes`, failing with exit 2."""
     try:
-        candidates = ([commit] if commit else []) + [c for c, _, _ in git.log_commits(root, rel)]
-        for c in candidates:
-            data = git.show(root, c, rel)
-            if data is not None and lk.content_hash(data) == want:
-                return data, c
-    except git.GitError as exc:
+        return lk.reviewed_bytes(root, rel, entry)
+    except (lk.LockError, git.GitError) as exc:
         raise _Fail(str(exc)) from None
-    raise _Fail(f"{rel}: the reviewed version ({want[:19]}…) is not in the git history (commit it, "
-                "or approve the current text)")
 
 
 def cmd_lock_diff(args) -> int:

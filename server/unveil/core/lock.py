@@ -695,6 +695,25 @@ def folder_entry(listing: Mapping[str, str], review: Mapping[str, Any]) -> dict[
 # --------------------------------------------------------------------------- history and diff
 
 
+def reviewed_bytes(root: Path, rel: str, entry: Mapping[str, Any]) -> tuple[bytes, str]:
+    """The bytes of ``rel`` as reviewed, from git: at the entry's review commit when they hash to
+    the entry's hash, else the newest commit in ``rel``'s history whose blob does (a lock written
+    before the file was first committed). Returns ``(bytes, commit id)``. Raises
+    :class:`LockError` when git holds no such version, :class:`unveil.core.git.GitError` when git
+    fails or is missing."""
+    from unveil.core import git
+
+    want = entry.get("hash")
+    commit = (entry.get("review") or {}).get("commit")
+    candidates = ([commit] if commit else []) + [c for c, _, _ in git.log_commits(root, rel)]
+    for c in candidates:
+        data = git.show(root, c, rel)
+        if data is not None and content_hash(data) == want:
+            return data, c
+    raise LockError(f"{rel}: the reviewed version ({str(want)[:19]}…) is not in the git history (commit it, "
+                    "or approve the current text)")
+
+
 def ledger_append(path: Path, record: Mapping[str, Any]) -> dict:
     """Append ``record`` to the JSON-lines ledger at ``path`` (created with its folder), adding
     ``"prev"``: SHA-256 hex of the previous line's bytes (without its LF), or 64 zeros for the
