@@ -174,8 +174,8 @@ def cmd_lock_approve(args) -> int:
     for rel in rels:
         target = root / rel
         if target.is_dir():
-            files = [r for r in lk.scan(root, [rel], _settings(), only=()).files]
-            folders = {r: lk.folder_listing(root / r) for r in [rel] if (target / "SKILL.md").is_file()}
+            found = lk.scan(root, [rel], _settings(), only=())
+            files, folders = list(found.files), dict(found.folders)
         elif target.is_file():
             files, folders = [rel], {}
             parent = Path(rel).parent.as_posix()

@@ -100,8 +100,13 @@ def content_hash(data: bytes) -> str:
 
 def text_hash(text: str) -> str:
     """:func:`content_hash` of a decoded text (an editor buffer or :func:`read_text`'s result;
-    ``surrogateescape`` code points give back their original bytes)."""
-    return content_hash(text.encode("utf-8", "surrogateescape"))
+    ``surrogateescape`` code points give back their original bytes). The fast path (text without
+    lone surrogates, i.e. valid UTF-8) normalises line endings on the ``str`` and hashes once."""
+    try:
+        norm = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+        return "sha256:" + hashlib.sha256(norm.encode("utf-8")).hexdigest()
+    except UnicodeEncodeError:
+        return content_hash(text.encode("utf-8", "surrogateescape"))
 
 
 def folder_listing(folder: Path) -> dict[str, str]:
@@ -173,7 +178,8 @@ def rules_version() -> dict[str, str]:
 
 # --------------------------------------------------------------------------- capabilities
 
-_URL = re.compile(r"(?i)\b(?:https?|ftp|wss?|file)://[^\s<>\"'`()\[\]{}]+")
+_URL = re.compile(r"([A-Za-z]{2,5})://[^\s<>\"'`()\[\]{}]+")
+_URL_SCHEMES = frozenset({"http", "https", "ftp", "ws", "wss", "file"})
 _SHELL_LANGS = frozenset({"bash", "sh", "shell", "zsh", "fish", "console", "shell-session", "sh-session",
                           "terminal", "powershell", "ps1", "pwsh", "cmd", "bat"})
 _BANG_CMD = re.compile(r"!`([^`\n]+)`")
@@ -199,7 +205,7 @@ def capabilities(analysis) -> dict[str, list[str]]:
     ``imports`` (``@path`` imports as written), ``tools`` (frontmatter ``tools``,
     ``allowed-tools``, ``allowedTools``) and ``permissionMode`` (frontmatter ``permissionMode``)."""
     text = analysis.text
-    urls = {m.group().rstrip(".,;:!?") for m in _URL.finditer(text)}
+    urls = {m.group().rstrip(".,;:!?") for m in _URL.finditer(text) if m.group(1).lower() in _URL_SCHEMES}
     commands: set[str] = set()
     for fence in getattr(analysis.markdown, "fences", ()) or ():
         if fence.lang.lower() not in _SHELL_LANGS:
@@ -568,12 +574,13 @@ def _rule_name(rule_id: str, rules=None) -> str:
     return rule.name if rule is not None else rule_id
 
 
-def new_findings(analysis, rel: str, known: Iterable[str]) -> list[NewFinding]:
-    """Findings of ``analysis`` whose fingerprint is not in ``known``."""
+def new_findings(analysis, rel: str, known: Iterable[str], fps: Sequence[str] | None = None) -> list[NewFinding]:
+    """Findings of ``analysis`` whose fingerprint is not in ``known`` (``fps``: the analysis'
+    fingerprints when already computed)."""
     known = set(known)
     doc = analysis.doc
     out = []
-    for fp, f in zip(fp_mod.analysis_fingerprints(analysis, rel), analysis.findings):
+    for fp, f in zip(fps if fps is not None else fp_mod.analysis_fingerprints(analysis, rel), analysis.findings):
         if fp in known:
             continue
         a, b = doc.position(f.start), doc.position(f.end)
@@ -589,7 +596,7 @@ def file_delta(entry: Mapping[str, Any] | None, analysis, rel: str, status: str 
     old_findings = entry.get("findings") or {}
     fps = fp_mod.analysis_fingerprints(analysis, rel)
     d = Delta(rel, status, review=dict(entry.get("review") or {}))
-    d.added = new_findings(analysis, rel, old_findings)
+    d.added = new_findings(analysis, rel, old_findings, fps)
     now = set(fps)
     d.removed = [{"fingerprint": k, "rule": v.get("rule"), "severity": v.get("severity")}
                  for k, v in sorted(old_findings.items()) if k not in now]
