@@ -84,7 +84,11 @@ def resolve(repo: str | os.PathLike, ref: str) -> str:
 
 def show(repo: str | os.PathLike, commit: str, path: str) -> bytes | None:
     """The bytes of ``path`` (relative to the repository root, ``/``-separated) at ``commit``,
-    or ``None`` when the file does not exist there. Raises :class:`GitError` for other failures."""
+    or ``None`` when the file does not exist there. ``commit`` (which may come from a lock file)
+    must be a ref or object name that does not start with ``-``. Raises :class:`GitError` for
+    other failures."""
+    if not commit or commit.startswith("-") or any(c in commit for c in "\0\n:"):
+        raise GitError(f"invalid commit {commit!r}")
     proc = run(repo, "cat-file", "blob", f"{commit}:{path}", check=False)
     if proc.returncode == 0:
         return proc.stdout
