@@ -147,3 +147,21 @@ async def test_unreviewed_workspace_file_gets_information(client):
     diag, _ = await _lock_diag(client, uri, "lock-new")
     assert diag.severity == types.DiagnosticSeverity.Information
     assert diag.message.startswith("Not in unveil.lock: this agent file has not been reviewed")
+
+
+async def test_approving_in_a_terminal_clears_the_diagnostic(client):
+    uri = (client.repo / "CLAUDE.md").as_uri()
+    (client.repo / "CLAUDE.md").write_text(CHANGED)  # what the open document holds
+    _run(client.repo, sys.executable, "-m", "unveil", "lock", "approve", "CLAUDE.md", "--reason", "checked")
+    seen = len(client.publishes)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=(client.repo / "unveil.lock").as_uri(), type=types.FileChangeType.Changed)]))
+
+    async def cleared():
+        for p in client.publishes[seen:]:
+            if p.uri == uri and not any(d.code == "lock-changed" for d in p.diagnostics):
+                return p
+        return None
+
+    p = await until(cleared, "a publish without lock-changed")
+    assert not any(d.message.endswith(" (new since review)") for d in p.diagnostics)

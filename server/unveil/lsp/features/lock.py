@@ -275,6 +275,14 @@ class LockState:
         finally:
             self.pending.discard((uri, h))
 
+    def republish_all(self) -> None:
+        """``unveil.lock`` changed: forget cached deltas and publish every file's last
+        diagnostics again with the new lock state."""
+        self._lock = None
+        self.deltas.clear()
+        for uri, params in list(self.last.items()):
+            self.server.text_document_publish_diagnostics(params)
+
     # -- hover ----------------------------------------------------------------------------
     def hover_markdown(self, uri: str) -> str | None:
         d = self.delta_of_open(uri)
@@ -394,6 +402,21 @@ def register(server) -> None:
             state.analyses.pop(uri, None)
             return False
 
+        def on_initialized(self):
+            asyncio.get_running_loop().create_task(_watch_lock())
+
+    async def _watch_lock() -> None:
+        caps = getattr(server._caps(), "workspace", None)
+        if not getattr(getattr(caps, "did_change_watched_files", None), "dynamic_registration", False):
+            return
+        try:
+            await server.client_register_capability_async(types.RegistrationParams(registrations=[
+                types.Registration(id=f"unveil-lock-watch-{id(state)}", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                   register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                                       watchers=[types.FileSystemWatcher(glob_pattern="**/" + lk.LOCK_NAME)]))]))
+        except Exception as exc:  # noqa: BLE001
+            log.info("could not watch %s: %s", lk.LOCK_NAME, exc)
+
     server.listeners.append(_Listener())
 
     publish = server.text_document_publish_diagnostics
@@ -467,6 +490,17 @@ def register(server) -> None:
 
     if base_actions is not None:
         features[types.TEXT_DOCUMENT_CODE_ACTION] = code_actions
+
+    base_watched = features.get(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+
+    @safe()
+    async def watched(params: types.DidChangeWatchedFilesParams):
+        if base_watched is not None:
+            await _call(base_watched, params)
+        if any(c.uri.endswith("/" + lk.LOCK_NAME) for c in params.changes):
+            state.republish_all()
+
+    features[types.WORKSPACE_DID_CHANGE_WATCHED_FILES] = watched
 
     async def make_diff(uri: str) -> str | None:
         return await asyncio.get_running_loop().run_in_executor(state.executor, state.diff_text, uri)
