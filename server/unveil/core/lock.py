@@ -182,6 +182,7 @@ _URL = re.compile(r"([A-Za-z]{2,5})://[^\s<>\"'`()\[\]{}]+")
 _URL_SCHEMES = frozenset({"http", "https", "ftp", "ws", "wss", "file"})
 _SHELL_LANGS = frozenset({"bash", "sh", "shell", "zsh", "fish", "console", "shell-session", "sh-session",
                           "terminal", "powershell", "ps1", "pwsh", "cmd", "bat"})
+_SESSION_LANGS = frozenset({"console", "shell-session", "sh-session", "terminal"})
 _BANG_CMD = re.compile(r"!`([^`\n]+)`")
 _PROMPT = re.compile(r"^\s*(?:\$|#|>|PS>|%)\s+")
 
@@ -202,6 +203,7 @@ def capabilities(analysis) -> dict[str, list[str]]:
     """What a file lets or asks the agent do, each a sorted list of distinct strings:
     ``urls`` (every URL in the text, hidden or not), ``commands`` (lines of shell code fences —
     prompt marks stripped, comments and blank lines skipped — and ``!`cmd``` injections),
+    (in ``console``-style session fences a ``# `` line is a root prompt, elsewhere a comment),
     ``imports`` (``@path`` imports as written), ``tools`` (frontmatter ``tools``,
     ``allowed-tools``, ``allowedTools``) and ``permissionMode`` (frontmatter ``permissionMode``)."""
     text = analysis.text
@@ -213,9 +215,10 @@ def capabilities(analysis) -> dict[str, list[str]]:
         lines = text[fence.start : fence.end].split("\n")[1:]
         if lines and lines[-1].strip().startswith(("```", "~~~")):
             lines = lines[:-1]
+        session = fence.lang.lower() in _SESSION_LANGS  # `# cmd` is a root prompt there, a comment elsewhere
         for line in lines:
             s = line.strip()
-            if not s or (s.startswith("#") and not s.startswith("#!") and not _PROMPT.match(line)):
+            if not s or (s.startswith("#") and not session):
                 continue
             s = _PROMPT.sub("", line).strip()
             if s:
