@@ -406,6 +406,11 @@ def register(server) -> None:
             asyncio.get_running_loop().create_task(_watch_lock())
 
     async def _watch_lock() -> None:
+        """Watch ``unveil.lock`` when the workspace has one (without, the stat on each publish
+        notices a lock created later)."""
+        root = state.root()
+        if root is None or not (root / lk.LOCK_NAME).is_file():
+            return
         caps = getattr(server._caps(), "workspace", None)
         if not getattr(getattr(caps, "did_change_watched_files", None), "dynamic_registration", False):
             return
