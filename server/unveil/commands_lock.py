@@ -308,7 +308,7 @@ def verify_sarif(report: lk.VerifyReport) -> str:
 
 
 def cmd_lock_verify(args) -> int:
-    root, in_git = repo_root(need_git=bool(args.base))
+    root, _ = repo_root(need_git=bool(args.base))
     lock = _base_lock(root, args.base) if args.base else lk.read_lock(_lock_path(root))
     report = lk.verify(lock, root, _settings())
     for e in report.errors:
@@ -418,7 +418,7 @@ def cmd_lock_history(args) -> int:
             tok = e.get("tokens") or {}
             lines.append(f"  {r['lock_date'][:25]:<26} {_p(str(rv.get('reviewer', '')))[:24]:<24} "
                          f"{str(rv.get('commit') or '-')[:7]:<12} {e.get('hash', '')[7:19]:<13} "
-                         f"{e.get('grade', '?'):<6} {str(tok.get('session')):>11}  {str(tok.get('invoke')):>10}  "
+                         f"{e.get('grade', '?'):<6} {tok.get('session')!s:>11}  {tok.get('invoke')!s:>10}  "
                          f"{len(e.get('findings') or {}):>8}")
             if rv.get("reason"):
                 lines.append(f"    reason: {_p(rv['reason'])}")
@@ -469,7 +469,7 @@ def apply_baseline(path: str, results) -> int | None:
 # --------------------------------------------------------------------------- badge
 
 
-def badge_data(paths) -> "object":
+def badge_data(paths) -> object:
     from unveil.cli import analyze_paths
     from unveil.core import badge
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from unveil.core import fingerprint as fpm
 from unveil.core.findings import Finding, Severity
 from unveil.reporters.github import command, github_escape_data, github_escape_property
@@ -56,7 +55,7 @@ def project(tmp_path, monkeypatch):
 
 
 def sarif(run, *paths):
-    code, out, err = run("check", "--format", "sarif", *paths)
+    code, out, _err = run("check", "--format", "sarif", *paths)
     log = json.loads(out)
     jsonschema.Draft4Validator(SCHEMA).validate(log)
     return code, log["runs"][0]["results"]
@@ -67,7 +66,7 @@ def test_sarif_fingerprints_survive_moving_lines(project, run):
     assert before and all(set(r["partialFingerprints"]) == {"unveilFingerprint/v1"} for r in before)
     (project / "CLAUDE.md").write_text("\n\n\n" + TEXT, encoding="utf-8")
     _, after = sarif(run, "CLAUDE.md")
-    key = lambda rs: sorted((r["ruleId"], r["partialFingerprints"]["unveilFingerprint/v1"]) for r in rs)  # noqa: E731
+    key = lambda rs: sorted((r["ruleId"], r["partialFingerprints"]["unveilFingerprint/v1"]) for r in rs)
     assert key(before) == key(after)
     assert [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in after] == \
         [r["locations"][0]["physicalLocation"]["region"]["startLine"] + 3 for r in before]

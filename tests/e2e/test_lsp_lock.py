@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsprotocol import types
+from conftest import make_client
 from lsp_helpers import apply_edits, until
+from lsprotocol import types
 from markdown_it import MarkdownIt
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-
-from conftest import make_client
 
 ENV = {"GIT_AUTHOR_NAME": "Ada Reviewer", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_COMMITTER_NAME": "Ada Reviewer",
        "GIT_COMMITTER_EMAIL": "ada@example.com", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from unveil.core import git
 from unveil.core import lock as lk
 from unveil.core.analyze import analyze

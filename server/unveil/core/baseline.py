@@ -19,9 +19,9 @@ Errors: :class:`BaselineError` for a file that cannot be read or parsed.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 from unveil.core import fingerprint as fp_mod
 

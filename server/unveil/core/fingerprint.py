@@ -31,7 +31,7 @@ mismatched. Source of the whitespace/invisible definitions: Unicode 17 propertie
 from __future__ import annotations
 
 import hashlib
-from typing import Sequence
+from collections.abc import Sequence
 
 import regex
 

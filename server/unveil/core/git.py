@@ -43,7 +43,7 @@ def run(repo: str | os.PathLike, *args: str, check: bool = True) -> subprocess.C
     or, when ``check`` and git exits non-zero, :class:`GitError` with git's first stderr line."""
     argv = ["git", "-C", str(repo), "-c", "core.fsmonitor=false", "-c", "core.quotepath=off", *args]
     try:
-        proc = subprocess.run(argv, capture_output=True, env=_env(), timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(argv, check=False, capture_output=True, env=_env(), timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
     except FileNotFoundError:
         raise GitMissing("git is not installed (no `git` on PATH)") from None
     except subprocess.TimeoutExpired:

@@ -59,9 +59,10 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from unveil import __version__
 from unveil.core import fingerprint as fp_mod
@@ -292,7 +293,7 @@ class Lock:
         return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
     @classmethod
-    def loads(cls, raw: bytes | str, where: str = LOCK_NAME) -> "Lock":
+    def loads(cls, raw: bytes | str, where: str = LOCK_NAME) -> Lock:
         """Parse a lock. Raises :class:`LockError` naming ``where`` for invalid JSON or shape."""
         try:
             text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
@@ -785,7 +786,7 @@ def reveal(text: str, hidden_spans: Sequence[tuple[int, int]] = ()) -> str:
     for i, ch in enumerate(text):
         if i in marks:
             out.extend(marks[i])
-        if ch not in "\t\n\r" and fp_mod._INVISIBLE.match(ch):  # noqa: SLF001 - same module family
+        if ch not in "\t\n\r" and fp_mod._INVISIBLE.match(ch):
             out.append(f"‹{cp_label(ch)}›")
         else:
             out.append(ch)

@@ -17,7 +17,7 @@ control and invisible characters are left to the caller (reporters make text pri
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 
 def github_escape_data(text: str) -> str:
