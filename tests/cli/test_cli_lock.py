@@ -330,3 +330,24 @@ def test_no_git_at_all(repo, run, monkeypatch, tmp_path):
     code, _, err = run("lock", "verify", "--base", "main")
     assert code == 2 and "git is not installed" in err
     assert run("lock", "verify")[0] == 0  # verifying the working tree needs no git
+
+
+def test_symlink_out_of_the_repository_is_not_read(repo, run, tmp_path):
+    secret = tmp_path / "secret.md"
+    secret.write_text("# secret\n\nhttps://internal.example/token\n")
+    os.symlink(secret, repo / "GEMINI.md")
+    code, _, err = run("lock", "init")
+    assert code == 2 and "GEMINI.md: symlink to a file outside the repository" in err
+    assert not (repo / "unveil.lock").exists()
+
+
+def test_removed_scope_folder_is_a_change_not_an_error(repo, run):
+    init(run, ".claude", "CLAUDE.md")
+    assert lock_json(repo)["paths"] == [".claude", "CLAUDE.md"]
+    import shutil
+
+    shutil.rmtree(repo / ".claude")
+    code, out, err = run("lock", "verify")
+    assert (code, err) == (1, "")
+    assert "REMOVED .claude/skills/pdf/SKILL.md: In unveil.lock but missing: the reviewed file was removed" in out
+    assert "REMOVED .claude/skills/pdf/: In unveil.lock but missing: the reviewed skill folder was removed" in out

@@ -421,12 +421,17 @@ def analyse_bytes(data: bytes, abspath: str, settings=None):
     return analyze(text, abspath, settings or DEFAULT_SETTINGS)
 
 
-def scan(root: Path, paths: Sequence[str], settings=None, only: Iterable[str] | None = None) -> Scan:
+def scan(root: Path, paths: Sequence[str], settings=None, only: Iterable[str] | None = None,
+         missing_ok: bool = False) -> Scan:
     """Find and analyse the agent files under ``paths`` (relative to ``root``) with
     :func:`unveil.core.discovery.collect`, and list every skill folder (a folder holding a
     ``SKILL.md``) met. ``only`` restricts analysis to those relative paths (others are listed
-    without analysis: ``analysis`` is ``None``). Raises :class:`LockError` for a path outside
-    ``root`` or a symlink loop; unreadable files are reported in ``errors``."""
+    without analysis: ``analysis`` is ``None``); ``missing_ok`` skips ``paths`` that no longer
+    exist. A symlinked agent file is read through its link only when the target is inside
+    ``root``; one pointing outside is reported in ``errors`` and not read (a hostile repository's
+    ``CLAUDE.md -> ~/.aws/credentials`` must not end up analysed into the lock). Raises
+    :class:`LockError` for a path outside ``root`` or a symlink loop; unreadable files are
+    reported in ``errors``."""
     from unveil.core.discovery import collect
 
     root = root.resolve()
@@ -436,6 +441,8 @@ def scan(root: Path, paths: Sequence[str], settings=None, only: Iterable[str] | 
         ap = Path(p) if Path(p).is_absolute() else root / p
         check_path(ap)
         relative(root, ap)
+        if missing_ok and not os.path.lexists(ap):
+            continue  # a recorded scope that is gone: its entries are reported as removed
         abs_paths.append(str(ap))
     kind_map = getattr(settings, "kind_map", None) if settings is not None else None
     collected = collect(abs_paths, cwd=root, kind_map=kind_map)
@@ -449,6 +456,12 @@ def scan(root: Path, paths: Sequence[str], settings=None, only: Iterable[str] | 
             continue
         if rel == LOCK_NAME:
             continue
+        if Path(absolute).is_symlink():
+            try:
+                Path(absolute).resolve(strict=True).relative_to(root)
+            except (OSError, RuntimeError, ValueError):
+                out.errors.append(f"{rel}: symlink to a file outside the repository ({os.readlink(absolute)}); not read")
+                continue
         try:
             data = Path(absolute).read_bytes()
         except OSError as exc:
@@ -513,7 +526,8 @@ class Delta:
         if self.status == "new":
             return "Not in unveil.lock: this agent file has not been reviewed"
         if self.status == "removed":
-            return "In unveil.lock but missing: the reviewed file was removed"
+            what = "skill folder" if self.path.endswith("/") else "file"
+            return f"In unveil.lock but missing: the reviewed {what} was removed"
         date = (self.review.get("date") or "")[:10] or "unknown date"
         commit = (self.review.get("commit") or "")[:7] or "no commit"
         head = "Rules changed since review" if self.status == "rules-changed" else "Changed since review"
@@ -643,7 +657,7 @@ def verify(lock: Lock, root: Path, settings=None) -> VerifyReport:
     non-failing ``rules-changed`` delta). Raises :class:`LockError` (see :func:`scan`)."""
     report = VerifyReport()
     report.rules_changed = bool(lock.rules) and lock.rules.get("hash") != rules_version()["hash"]
-    listing = scan(root, lock.paths, settings, only=())
+    listing = scan(root, lock.paths, settings, only=(), missing_ok=True)
     report.errors.extend(listing.errors)
     for rel, item in sorted(listing.files.items()):
         entry = lock.files.get(rel)
