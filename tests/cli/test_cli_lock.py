@@ -351,3 +351,24 @@ def test_removed_scope_folder_is_a_change_not_an_error(repo, run):
     assert (code, err) == (1, "")
     assert "REMOVED .claude/skills/pdf/SKILL.md: In unveil.lock but missing: the reviewed file was removed" in out
     assert "REMOVED .claude/skills/pdf/: In unveil.lock but missing: the reviewed skill folder was removed" in out
+
+
+def test_rules_change_with_different_findings_is_reported_not_failed(repo, run):
+    write(repo, "CLAUDE.md", CLAUDE + "Zero\u200bwidth.\n")
+    init(run)
+    data = lock_json(repo)
+    data["rules"]["hash"] = "sha256:" + "1" * 64
+    entry = data["files"]["CLAUDE.md"]
+    (fp,) = [k for k, v in entry["findings"].items() if v["rule"] == "HID002"]
+    entry["findings"] = {"v1:" + "0" * 32: {"rule": "OLD001", "severity": "warning", "state": "reviewed"}}
+    (repo / "unveil.lock").write_text(json.dumps(data, sort_keys=True, indent=2) + "\n")
+    code, out, _ = run("lock", "verify")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("RULES CLAUDE.md: Rules changed since review (")
+    assert any(x.startswith("  + warning HID002 line 4: ") for x in lines)  # message wording is the rule's
+    assert f"  - warning OLD001 (v1:{'0' * 32})" in lines
+    assert lines[-1].startswith("unveil.lock: 2 matching, 0 not as reviewed (unveil's rules changed")
+    code, out, _ = run("lock", "verify", "--format", "json")
+    (change,) = json.loads(out)["changes"]
+    assert change["status"] == "rules-changed" and [f["fingerprint"] for f in change["findings_added"]] == [fp]
