@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from unveil.core import git
 from unveil.core import lock as lk
@@ -61,8 +63,15 @@ def test_lock_round_trip_is_stable():
 
 def test_write_atomic_leaves_no_temp_file(tmp_path):
     target = tmp_path / "unveil.lock"
-    lk.write_atomic(target, "one\n")
+    old = os.umask(0o022)
+    try:
+        lk.write_atomic(target, "one\n")
+    finally:
+        os.umask(old)
+    assert target.stat().st_mode & 0o777 == 0o644  # not mkstemp's 0600
+    target.chmod(0o664)
     lk.write_atomic(target, "two\n")
+    assert target.stat().st_mode & 0o777 == 0o664  # an existing file keeps its mode
     assert target.read_text() == "two\n" and [p.name for p in tmp_path.iterdir()] == ["unveil.lock"]
     with pytest.raises(lk.LockError, match="cannot write"):
         lk.write_atomic(tmp_path / "missing-dir" / "x", "y")

@@ -350,6 +350,13 @@ def write_atomic(path: Path, text: str) -> None:
     except OSError as exc:
         raise LockError(f"{path}: cannot write: {exc.strerror or exc}") from None
     try:
+        try:  # mkstemp creates 0600: keep the old file's mode, else the umask's default (0644 usually)
+            mode = path.stat().st_mode & 0o7777
+        except OSError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(text.encode("utf-8", "surrogateescape"))
             fh.flush()
