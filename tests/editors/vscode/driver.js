@@ -77,7 +77,7 @@ async function ui(page) {
     return want;
   });
   await check('status bar text', async () => {
-    const total = (bad.session + good.session).toLocaleString('en-US');
+    const total = (bad.session + good.session + (EXPECT.locked ? EXPECT.locked.session : 0)).toLocaleString('en-US');
     const want = `unveil ${bad.grade} · ${bad.session.toLocaleString('en-US')} tok/session · workspace ${total}`;
     const item = page.locator('.statusbar-item', { hasText: 'tok/session' }).first();
     await page.waitForFunction((w) => [...document.querySelectorAll('.statusbar-item')]
@@ -136,6 +136,20 @@ async function ui(page) {
     return good.hints[0];
   });
   await page.screenshot({ path: path.join(ARTIFACTS, '6-benign.png') });
+
+  if (EXPECT.locked) {
+    await check('changed locked file: "Changed since review" on line 1', async () => {
+      await openFile(page, EXPECT.locked.name, 'reviewed');
+      await page.keyboard.press('Control+Shift+M');
+      const want = EXPECT.locked.message.split(':')[0]; // "Changed since review (2026-…, no commit)"
+      const row = page.locator('.markers-panel .monaco-list-row', { hasText: want }).first();
+      await row.waitFor({ timeout: 30000 });
+      const text = (await row.textContent()).replace(/\s+/g, ' ');
+      if (!text.includes('[Ln 1, Col 1]')) throw new Error(`not on line 1: ${text.slice(0, 160)}`);
+      return text.slice(0, 120);
+    });
+    await page.screenshot({ path: path.join(ARTIFACTS, '7-changed-since-review.png') });
+  }
 }
 
 async function exthost(page) {

@@ -109,10 +109,11 @@ exports.run = async function run() {
   });
 
   await test('status bar shows tokens per session, grade and workspace total', async () => {
-    const total = bad.session + good.session;
+    const locked = EXPECT.locked; // reviewed/AGENTS.md (the review-lock check in driver.js ui)
+    const total = bad.session + good.session + (locked ? locked.session : 0);
     const want = `$(eye) unveil ${bad.grade} · ${bad.session.toLocaleString('en-US')} tok/session · workspace ${total.toLocaleString('en-US')}`;
     await waitFor(`status "${want}"`, () => api.statusText() === want);
-    assert.equal(api.lastReport().workspace.files, 2);
+    assert.equal(api.lastReport().workspace.files, locked ? 3 : 2);
   });
 
   await test('unveil.showModelView opens what the model reads', async () => {
