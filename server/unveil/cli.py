@@ -7,6 +7,7 @@ Commands::
     unveil cost PATH... [options]          tokens per session / once invoked and price per model
     unveil rules [--format text|json]      the bundled rules
     unveil explain RULE                    one rule's documentation and examples
+    unveil lock|baseline|badge …           review lock, baselines, badge (unveil.commands_lock)
     unveil --version
 
 Exit status of ``check``: 0 when no finding is at or above ``--fail-on`` (default ``error``),
@@ -256,6 +257,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         _error(str(exc))
         return EXIT_ERROR
     results, errors = analyze_paths(args.paths, settings, getattr(args, "cli_layer", {}))
+    if getattr(args, "baseline", None):
+        from unveil.commands_lock import apply_baseline
+
+        if apply_baseline(args.baseline, results) is not None:
+            return EXIT_ERROR
     bad_prices = _file_price_errors(results, DEFAULT_SETTINGS)
     for e in errors + bad_prices:
         _error(e)
@@ -282,7 +288,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.fail_on == "never":
         return EXIT_OK
     threshold = Severity.parse(args.fail_on)
-    failing = any(f.severity <= threshold for r in results for f in r.analysis.findings)
+    failing = any(f.severity <= threshold and f.data.get("baselineState") != "unchanged"
+                  for r in results for f in r.analysis.findings)
     return EXIT_FINDINGS if failing else EXIT_OK
 
 
@@ -640,6 +647,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     explain = sub.add_parser("explain", help="show a rule's documentation and examples")
     explain.add_argument("rule", metavar="RULE", help="rule id (e.g. HID001) or name")
+    check.add_argument("--baseline", metavar="FILE", help="findings in this baseline are known and do not fail")
+    from unveil import commands_lock
+
+    commands_lock.add_parsers(sub)  # lock, baseline, badge
     return parser
 
 
@@ -657,6 +668,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 for --help/--version
         return int(exc.code or 0)
     handlers = {"check": cmd_check, "cost": cmd_cost, "rules": cmd_rules, "explain": cmd_explain}
+    from unveil.commands_lock import HANDLERS
+
+    handlers.update(HANDLERS)
     handler = handlers.get(args.command)
     if handler is None:
         parser.print_help(sys.stderr)

@@ -29,6 +29,7 @@ FEATURE_MODULES: tuple[str, ...] = (
     "reveal",
     "workspace",
     "completion",
+    "lock",
 )
 """Module names under :mod:`unveil.lsp.features`, registered in this order."""
 

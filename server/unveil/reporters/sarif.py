@@ -9,6 +9,9 @@
 * Locations are relative URIs against ``%SRCROOT%`` (the working directory, given in
   ``originalUriBaseIds``); a file outside it gets an absolute ``file:`` URI.
 * Levels: error → ``error``, warning → ``warning``, info and hint → ``note``.
+* ``partialFingerprints`` carries :func:`unveil.core.fingerprint.fingerprint` under
+  ``unveilFingerprint/v1`` (rule, relative path and normalised evidence; no line numbers, so the
+  value survives moving text); ``baselineState`` is set when ``check --baseline`` ran.
 * Paths that could not be read are ``toolExecutionNotifications`` of the invocation, whose
   ``executionSuccessful`` is then false.
 """
@@ -23,6 +26,7 @@ from urllib.parse import quote
 
 from unveil import __version__
 from unveil.core.findings import Severity
+from unveil.core.fingerprint import SARIF_KEY, analysis_fingerprints
 from unveil.core.rules import Rule, bundled_rules
 from unveil.reporters.common import FileResult, no_lone_surrogates, span
 
@@ -79,6 +83,7 @@ def render(
         artifact = {"uri": uri}
         if base:
             artifact["uriBaseId"] = base
+        fps = iter(analysis_fingerprints(r.analysis, r.path))
         for f in r.analysis.findings:
             if f.rule not in index:
                 index[f.rule] = len(descriptors)
@@ -111,6 +116,9 @@ def render(
                 ],
                 "properties": {"category": f.category, "severity": f.severity.label},
             }
+            result["partialFingerprints"] = {SARIF_KEY: next(fps)}  # stable across line moves
+            if isinstance(f.data, dict) and f.data.get("baselineState"):
+                result["baselineState"] = f.data["baselineState"]
             if f.hidden_text is not None:
                 result["properties"]["hiddenText"] = no_lone_surrogates(f.hidden_text)
             out_results.append(result)

@@ -136,6 +136,20 @@ async function ui(page) {
   });
   await page.screenshot({ path: path.join(ARTIFACTS, '6-benign.png') });
 
+  if (EXPECT.locked) {
+    await check('changed locked file: "Changed since review" on line 1', async () => {
+      await openFile(page, EXPECT.locked.name, 'reviewed');
+      await page.keyboard.press('Control+Shift+M');
+      const want = EXPECT.locked.message.split(':')[0]; // "Changed since review (2026-…, no commit)"
+      const row = page.locator('.markers-panel .monaco-list-row', { hasText: want }).first();
+      await row.waitFor({ timeout: 30000 });
+      const text = (await row.textContent()).replace(/\s+/g, ' ');
+      if (!text.includes('[Ln 1, Col 1]')) throw new Error(`not on line 1: ${text.slice(0, 160)}`);
+      return text.slice(0, 120);
+    });
+    await page.screenshot({ path: path.join(ARTIFACTS, '7-changed-since-review.png') });
+  }
+
   await hostile(page);
   await narrow(page);
 }
