@@ -46,6 +46,13 @@ class Settings:
       :func:`unveil.core.project.allowed`.
     * ``inline_suppressions`` — honour ``<!-- unveil-ignore… -->`` comments (setting
       ``inlineSuppressions``; turn off to audit files you do not trust).
+    * ``exclude`` — globs that replace the folder walk's default skip list (``None``: the
+      default, :data:`unveil.core.discovery.SKIP_DIRS`); ``extend_exclude`` — globs added to it
+      (:class:`unveil.core.discovery.Exclude`). A glob that can never match is a problem.
+    * ``documentation`` — what a scan reports in Markdown that is not an agent file:
+      ``"info"`` (default: visible risky-directive findings at most info), ``"hidden"``
+      (only hidden content, secrets, format and internal findings; visible directives are
+      counted, not listed) or ``"full"`` (as in agent files). See docs/discovery.md.
     """
 
     select: frozenset[str] = frozenset()
@@ -66,6 +73,9 @@ class Settings:
     allow_scripts: frozenset[str] = frozenset()
     allow_hosts: frozenset[str] = frozenset()
     inline_suppressions: bool = True
+    exclude: tuple[str, ...] | None = None
+    extend_exclude: tuple[str, ...] = ()
+    documentation: str = "info"
     problems: tuple[str, ...] = ()
 
     def rule_enabled(self, rule_id: str, category: str) -> bool:
@@ -290,6 +300,35 @@ def _merge_project_keys(self: Settings, data: Mapping[str, Any], changes: dict, 
                 changes["allow_hosts"] = frozenset(self.allow_hosts) | {h.strip().lower().strip(".") for h in items}
     if data.get("inlineSuppressions") is not None:
         changes["inline_suppressions"] = bool(data["inlineSuppressions"])
+    _merge_discovery_keys(data, changes, problems)
+
+
+DOCUMENTATION_MODES = ("info", "hidden", "full")
+
+
+def _merge_discovery_keys(data: Mapping[str, Any], changes: dict, problems: list[str]) -> None:
+    """``exclude``, ``extendExclude`` and ``documentation`` (see :class:`Settings`)."""
+    from unveil.core.discovery import glob_problem
+
+    for key, attr in (("exclude", "exclude"), ("extendExclude", "extend_exclude")):
+        if data.get(key) is None:
+            continue
+        value = _str_list(data[key]) if not isinstance(data[key], str) else [data[key]]
+        if value is None:
+            problems.append(f"setting {key!r} must be a list of globs")
+            continue
+        for g in value:
+            why = glob_problem(g)
+            if why:
+                problems.append(f"setting {key}: glob {g!r} cannot match: it {why}")
+        changes[attr] = tuple(g for g in value if not glob_problem(g))
+    if data.get("documentation") is not None:
+        mode = str(data["documentation"]).lower()
+        if mode in DOCUMENTATION_MODES:
+            changes["documentation"] = mode
+        else:
+            problems.append(f"setting 'documentation' must be one of {', '.join(DOCUMENTATION_MODES)}, "
+                            f"got {data['documentation']!r}")
 
 
 DEFAULT_SETTINGS = Settings()

@@ -9,19 +9,21 @@
   ``source.fixAll`` or ``source.fixAll.unveil``, as editors do for fix-on-save).
 
 Edits are ``TextDocumentEdit`` with the document version, so a client rejects them if the
-document changed meanwhile.
+document changed meanwhile. Which edits are combined, sorted and kept is decided by
+:mod:`unveil.core.fixes`, the same code path as ``unveil check --fix``.
 """
 
 from __future__ import annotations
 
 from lsprotocol import types
 
+from unveil.core import fixes
 from unveil.core.analyze import Analysis
 from unveil.core.findings import Edit
 from unveil.lsp.convert import lsp_range
 from unveil.lsp.features.diagnostics import finding_for
 
-REMOVE_INVISIBLE = "remove-invisible"
+REMOVE_INVISIBLE = fixes.REMOVE_INVISIBLE
 FIX_ALL_KIND = "source.fixAll.unveil"
 FIX_ALL_TITLE = "Remove all invisible characters in this file"
 
@@ -40,15 +42,9 @@ def kind_allowed(kind: str, only) -> bool:
 
 
 def _text_edits(analysis: Analysis, edits, encoding: str) -> list[types.TextEdit]:
-    """Sorted, de-duplicated, non-overlapping text edits (an overlapping later edit is dropped)."""
-    out: list[types.TextEdit] = []
-    last_end = -1
-    for e in sorted(set(edits), key=lambda e: (e.start, e.end, e.new_text)):
-        if e.start < last_end:
-            continue
-        out.append(types.TextEdit(range=lsp_range(analysis.doc, e.start, e.end, encoding), new_text=e.new_text))
-        last_end = max(last_end, e.end)
-    return out
+    """Sorted, de-duplicated, non-overlapping text edits (:func:`unveil.core.fixes.non_overlapping`)."""
+    return [types.TextEdit(range=lsp_range(analysis.doc, e.start, e.end, encoding), new_text=e.new_text)
+            for e in fixes.non_overlapping(edits)]
 
 
 def _workspace_edit(uri: str, version: int | None, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
@@ -63,8 +59,8 @@ def _workspace_edit(uri: str, version: int | None, edits: list[types.TextEdit]) 
 
 
 def fix_all_edits(analysis: Analysis) -> list[Edit]:
-    """Every edit of every ``remove-invisible`` fix in the file."""
-    return [e for f in analysis.findings for fix in f.fixes if fix.kind == REMOVE_INVISIBLE for e in fix.edits]
+    """Every edit of every ``remove-invisible`` fix in the file (:func:`unveil.core.fixes.remove_invisible_edits`)."""
+    return fixes.remove_invisible_edits(analysis.findings)
 
 
 def code_actions(analysis: Analysis, uri: str, version: int | None, params: types.CodeActionParams,
