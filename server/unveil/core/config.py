@@ -120,19 +120,23 @@ class Settings:
                 return None
             return frozenset(str(v) for v in value)
 
+        user_rules = bool(data.get("rulesPaths") or self.rules_paths)
         for key, attr in (("select", "select"), ("ignore", "ignore")):
             value = strings(key)
             if value is not None:
-                changes[attr] = value
+                changes[attr] = _expanded(key, value, user_rules, problems)
         if "severity" in data:
             sev = dict(self.severity)
             raw = data.get("severity") or {}
             if isinstance(raw, Mapping):
                 for rule, level in raw.items():
                     try:
-                        sev[str(rule)] = Severity.parse(level)
+                        parsed = Severity.parse(level)
                     except ValueError as exc:
                         problems.append(f"setting severity.{rule}: {exc}")
+                        continue
+                    for name in _expanded("severity", [str(rule)], user_rules, problems):
+                        sev[name] = parsed
             else:
                 problems.append("setting 'severity' must map rule ids or categories to severities")
             changes["severity"] = sev
@@ -214,6 +218,25 @@ class Settings:
         _merge_project_keys(self, data, changes, problems)
         changes["problems"] = tuple(problems)
         return replace(self, **changes)
+
+
+def _expanded(key: str, names, user_rules: bool, problems: list[str]) -> frozenset[str]:
+    """Selectors expanded by :func:`unveil.core.selectors.expand` (id prefixes, names); an
+    unknown one is kept as written and, unless user rules (``rulesPaths``) may define it,
+    reported with a did-you-mean."""
+    from unveil.core.selectors import UnknownSelector, expand
+
+    out: set[str] = set()
+    for name in names:
+        try:
+            out.update(expand(name))
+        except UnknownSelector as exc:
+            out.add(name)
+            if not user_rules:
+                problems.append(f"setting {key}: {exc}")
+        except Exception:  # noqa: BLE001 - the rule table failed to load: keep the value as is
+            out.add(name)
+    return frozenset(out)
 
 
 def _str_list(value: Any) -> list[str] | None:

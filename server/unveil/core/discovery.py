@@ -25,7 +25,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from unveil.core import kinds
 
@@ -154,6 +154,7 @@ class Filters:
     excludes: tuple[Exclude, ...] = ()
     gitignore: bool = True
     ignored: dict[str, int] = field(default_factory=dict)
+    config: Path | None = None
     _specs: dict = field(default_factory=dict, repr=False)
     _repo: dict = field(default_factory=dict, repr=False)
 
@@ -174,8 +175,30 @@ class Filters:
         return cls(skip_names=skip, excludes=tuple(g for g in globs if glob_problem(g.pattern) is None),
                    gitignore=gitignore)
 
-    def with_excludes(self, more: Iterable[Exclude]) -> "Filters":
-        return Filters(self.skip_names, self.excludes + tuple(more), self.gitignore, self.ignored)
+    @classmethod
+    def for_root(cls, root: Path, exclude: Sequence[str] | None = None, extend_exclude: Sequence[str] = (),
+                 cwd: Path | None = None, gitignore: bool = True, use_config: bool = True) -> "Filters":
+        """The filters of a walk of ``root``: the nearest project configuration's ``exclude`` /
+        ``extend-exclude`` (relative to its folder; :func:`unveil.core.project.find` from
+        ``root``; left out when ``use_config`` is false), then the command line's (relative to
+        ``cwd``): a command-line ``exclude`` replaces the configuration's, ``extend_exclude``
+        adds to both. ``config`` names the configuration file whose globs apply."""
+        from unveil.core import project
+        from unveil.core.config import DEFAULT_SETTINGS
+
+        cfg = project.find(root) if use_config else None
+        out = cls(gitignore=gitignore)
+        if cfg is not None and (cfg.data.get("exclude") is not None or cfg.data.get("extendExclude")):
+            conf = DEFAULT_SETTINGS.merged({k: cfg.data[k] for k in ("exclude", "extendExclude") if k in cfg.data})
+            out = cls.from_settings(conf, cfg.path.parent, str(cfg.path), gitignore)
+            out.config = cfg.path
+        cwd = (cwd or Path.cwd()).absolute()
+        if exclude is not None:
+            out.skip_names = frozenset()
+            out.excludes = tuple(e for e in out.excludes if e.source != str(getattr(out, "config", "")))
+            out.excludes += tuple(Exclude(p, cwd) for p in exclude if glob_problem(p) is None)
+        out.excludes += tuple(Exclude(p, cwd) for p in extend_exclude if glob_problem(p) is None)
+        return out
 
     def _count(self, reason: str) -> None:
         self.ignored[reason] = self.ignored.get(reason, 0) + 1
@@ -237,11 +260,12 @@ class Filters:
 def walk(root: Path, kind_map=None, onerror=None, filters: Filters | None = None) -> Iterator[Path]:
     """Agent files under the folder ``root`` in sorted walk order: every file
     :func:`is_agent_file` accepts or ``kind_map`` (setting ``kinds``: glob → kind id) maps to a
-    kind, leaving out what ``filters`` excludes (default: :data:`SKIP_DIRS` and the git ignore
-    files; the counts land in ``filters.ignored``); symlinked folders are not followed; only
+    kind, leaving out what ``filters`` excludes (default: :meth:`Filters.for_root` — the skip
+    list, the git ignore files and the project configuration's globs; the counts land in
+    ``filters.ignored``); symlinked folders are not followed; only
     regular files. ``onerror(OSError)`` is called for a folder that cannot be listed."""
-    filters = filters if filters is not None else Filters()
     root = Path(root).absolute()
+    filters = filters if filters is not None else Filters.for_root(root)
     for folder, dirs, files in os.walk(root, onerror=onerror):
         here = Path(folder)
         kept = []
@@ -271,24 +295,27 @@ def walk(root: Path, kind_map=None, onerror=None, filters: Filters | None = None
 @dataclass
 class Collected:
     """Files to scan as ``(display path, absolute path)`` in a stable order, one message per
-    path that could not be used, and ``ignored``: how many files or folders the filters left
-    out of folder walks, by reason (``"gitignore"``, ``"exclude"``)."""
+    path that could not be used, ``ignored``: how many files or folders the filters left out of
+    folder walks, by reason (``"gitignore"``, ``"exclude"``), and ``configs``: the configuration
+    files whose exclude globs applied."""
 
     files: list[tuple[str, Path]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     ignored: dict[str, int] = field(default_factory=dict)
+    configs: list[Path] = field(default_factory=list)
 
 
 def collect(paths: Sequence[str], cwd: Path | None = None, kind_map=None,
-            filters: Filters | None = None) -> Collected:
+            filters: "Filters | Callable[[Path], Filters] | None" = None) -> Collected:
     """Expand command-line paths: files are taken as given (whatever their kind, and whatever
     the filters say: a file named explicitly is always scanned); folders are walked with
-    :func:`walk` and ``filters``. Only regular files (or symlinks to them) are taken: one named on
-    the command line that is not adds a "not a regular file" error, so nothing ever blocks opening
-    it. A path that does not exist or a folder that cannot be listed adds an error message."""
+    :func:`walk` and ``filters`` (one :class:`Filters` for every folder, a function of the
+    folder, or ``None``: :meth:`Filters.for_root` of each folder). Only regular files (or
+    symlinks to them) are taken: one named on the command line that is not adds a "not a
+    regular file" error, so nothing ever blocks opening it. A path that does not exist or a
+    folder that cannot be listed adds an error message."""
     cwd = (cwd or Path.cwd()).resolve()
-    filters = filters if filters is not None else Filters()
-    out = Collected(ignored=filters.ignored)
+    out = Collected()
     seen: set[Path] = set()
 
     def add(p: Path) -> None:
@@ -308,8 +335,19 @@ def collect(paths: Sequence[str], cwd: Path | None = None, kind_map=None,
             def onerror(exc: OSError, p: Path = p) -> None:
                 out.errors.append(f"{display_path(Path(exc.filename or p), cwd)}: cannot list folder: {exc.strerror or exc}")
 
-            for f in walk(p, kind_map, onerror, filters):
+            if isinstance(filters, Filters):
+                f_ = filters
+            elif filters is not None:
+                f_ = filters(p)
+            else:
+                f_ = Filters.for_root(p, cwd=cwd)
+            before = dict(f_.ignored)
+            for f in walk(p, kind_map, onerror, f_):
                 add(f)
+            for reason, n in f_.ignored.items():
+                out.ignored[reason] = out.ignored.get(reason, 0) + n - before.get(reason, 0)
+            if f_.config is not None and f_.config not in out.configs:
+                out.configs.append(f_.config)
         elif p.exists():
             if is_regular(p):
                 add(p)
@@ -332,9 +370,11 @@ def read_text(path: str | os.PathLike) -> str:
 
 # --------------------------------------------------------------------------- documentation
 
-FULL_CATEGORIES = frozenset({"hidden-content", "secrets", "format", "imports", "internal", "cost", "obfuscation"})
+FULL_CATEGORIES = frozenset({"hidden-content", "secrets", "format", "imports", "internal", "obfuscation"})
 """Categories reported at full severity in documentation: what a reader does not see (hidden
-content, encoded text), leaked secrets, and unveil's own format/import/internal findings."""
+content, encoded text), leaked secrets, and unveil's own format/import/internal findings. The
+others are risky-directive phrases, mostly discussion in documentation, and token budgets
+(``cost``), which do not apply: no host loads a README into every session."""
 
 DISCUSSION_RULES = frozenset({"OBF005", "OBF008"})
 """Obfuscation rules whose match is readable prose ("decode and run", leetspeak keywords): in
@@ -350,7 +390,7 @@ def is_documentation(analysis) -> bool:
 
 
 def is_discussion(finding) -> bool:
-    """Whether ``finding`` is a risky-directive phrase in visible text (see
+    """Whether ``finding`` is a risky-directive phrase in visible text or a token budget (see
     :data:`FULL_CATEGORIES`): not hidden (``data["region"] != "hidden"``) and not of a
     full-severity category."""
     if finding.rule in DISCUSSION_RULES:
