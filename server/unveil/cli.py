@@ -296,6 +296,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         from unveil.reporters import gitlab as reporter
 
         report = reporter.render(results)
+    elif args.format == "markdown":
+        from unveil.reporters import summary as reporter
+
+        report = reporter.render(results, notes=scan.notes())
     else:
         from unveil.reporters import text as reporter
 
@@ -882,9 +886,9 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="scan files and folders for hidden content")
     check.add_argument("paths", nargs="+", metavar="PATH",
                        help="files, or folders to scan for agent files; '-' reads stdin")
-    check.add_argument("--format", choices=("text", "json", "sarif", "github", "gitlab"), default="text",
+    check.add_argument("--format", choices=("text", "json", "sarif", "github", "gitlab", "markdown"), default="text",
                        help="text (default), json, sarif (2.1.0), github (workflow-command annotations), "
-                            "gitlab (Code Quality JSON)")
+                            "gitlab (Code Quality JSON), markdown (a job summary: grade and tokens per file)")
     check.add_argument("--fail-on", choices=FAIL_ON, default="error",
                        help="exit 1 when a finding is at or above this severity (default: error)")
     rule_options(check)
