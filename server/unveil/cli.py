@@ -496,6 +496,19 @@ def _scan(args: argparse.Namespace, settings: Settings) -> _Scan | int:
     return scan
 
 
+def _write_fixed(target: Path, before: str, after: str) -> str | None:
+    """Write ``after`` to ``target`` as UTF-8 with undecodable bytes restored
+    (``surrogateescape``), unless the file no longer holds ``before``. Returns an error
+    message or ``None``."""
+    try:
+        if target.read_bytes() != before.encode("utf-8", "surrogateescape"):
+            return "changed while unveil was fixing it; not written"
+        target.write_bytes(after.encode("utf-8", "surrogateescape"))
+    except OSError as exc:
+        return f"cannot write: {exc.strerror or exc}"
+    return None
+
+
 def _apply_fixes(args: argparse.Namespace, scan: _Scan) -> str | int:
     """``--fix`` / ``--diff`` on every scanned file (and stdin): run :func:`unveil.core.fixes.fix_text`
     with each file's own settings; ``--diff`` returns the unified diffs (nothing is written);
@@ -528,24 +541,18 @@ def _apply_fixes(args: argparse.Namespace, scan: _Scan) -> str | int:
         if args.diff:
             diffs.append(fixes.unified_diff(r.path, before, result.text, escape=printable))
             continue
-        if is_stdin:
-            continue
-        try:
-            target = Path(a.path)
-            if target.read_bytes() != before.encode("utf-8", "surrogateescape"):
-                write_errors.append(f"{r.path}: changed while unveil was fixing it; not written")
+        if not is_stdin:
+            error = _write_fixed(Path(a.path), before, result.text)
+            if error:
+                write_errors.append(f"{r.path}: {error}")
                 continue
-            target.write_bytes(result.text.encode("utf-8", "surrogateescape"))
-        except OSError as exc:
-            write_errors.append(f"{r.path}: cannot write: {exc.strerror or exc}")
-            continue
         new = analyze(result.text, a.path, a.settings)
         documentation_policy(new, getattr(new.settings, "documentation", "info"))
         scan.results[i] = FileResult(r.path, new)
     for e in write_errors:
         _error(e)
-    left = sum(1 for r in scan.results for f in r.analysis.findings for fix in f.fixes
-               if not fixes.is_safe(fix, f)) if not unsafe else 0
+    left = 0 if unsafe else sum(1 for r in scan.results for f in r.analysis.findings
+                                if f.fixes and not any(fixes.is_safe(fix, f) for fix in f.fixes))
     verb = "would fix" if args.diff else "fixed"
     more = f"; {_plural(left, 'more fix', 'more fixes')} with --unsafe-fixes" if left else ""
     print(f"unveil: {verb} {_plural(n_fixed, 'finding')} in {_plural(n_files, 'file')}{more}", file=sys.stderr)
