@@ -302,3 +302,31 @@ def test_documentation_hidden_mode_drops_and_says_so(tmp_path, monkeypatch, run)
     assert any(x.startswith("Documentation (Markdown that is not an agent file): ") and "not reported" in x for x in lines)
     md = run("check", ".", "--format", "markdown")[1]
     assert "> Configuration applied: .unveil.toml\n" in md
+
+
+# ------------------------------------------------------------------ progress bar
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_on_a_terminal_only(tmp_path, monkeypatch, fake_checks, run, write):
+    monkeypatch.chdir(tmp_path)
+    for i in range(21):
+        write(tmp_path / f"f{i:02}.md", "clean\n")
+    tty = _Tty()
+    monkeypatch.setattr(sys, "stderr", tty)
+    from unveil.cli import main
+
+    assert main(["check", ".", "-q"]) == 0
+    shown = tty.getvalue()
+    assert shown.startswith("\runveil:   0%|") and " 0/21 [" in shown and shown.endswith("\r")  # left=False: cleared
+    # not a terminal (the other tests): nothing on stderr; fewer than 20 files: no bar either
+    for i in range(2, 21):
+        (tmp_path / f"f{i:02}.md").unlink()
+    tty2 = _Tty()
+    monkeypatch.setattr(sys, "stderr", tty2)
+    assert main(["check", ".", "-q"]) == 0
+    assert tty2.getvalue() == ""
