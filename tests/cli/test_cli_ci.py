@@ -330,3 +330,17 @@ def test_progress_bar_on_a_terminal_only(tmp_path, monkeypatch, fake_checks, run
     monkeypatch.setattr(sys, "stderr", tty2)
     assert main(["check", ".", "-q"]) == 0
     assert tty2.getvalue() == ""
+
+
+def test_configuration_selectors_expand_and_are_checked():
+    from unveil.core.config import DEFAULT_SETTINGS
+
+    s = DEFAULT_SETTINGS.merged({"select": ["HID00"], "severity": {"hid02": "info"},
+                                 "perFileIgnores": {"docs/*.md": ["prompt-injection", "SUP01x"]}})
+    assert sorted(s.select) == [f"HID00{i}" for i in range(1, 10)]
+    assert sorted(s.severity) == [f"HID02{i}" for i in range(0, 7)]
+    assert s.per_file_ignores == (("docs/*.md", frozenset({"prompt-injection", "SUP01x"})),)
+    assert s.problems == ("setting perFileIgnores.docs/*.md: unknown rule or category 'SUP01x'; "
+                          "did you mean 'SUP010' or 'SUP001'? (see `unveil rules`)",)
+    # user rules may define ids unveil does not know: no problem then
+    assert DEFAULT_SETTINGS.merged({"rulesPaths": ["r.toml"], "select": ["ACME001"]}).problems == ()

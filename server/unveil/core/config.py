@@ -278,7 +278,8 @@ def _merge_project_keys(self: Settings, data: Mapping[str, Any], changes: dict, 
                 if value is None or not str(glob).strip():
                     problems.append(f"setting perFileIgnores.{glob}: must be a list of rule ids or categories")
                 else:
-                    pfi[str(glob)] = frozenset(value)
+                    pfi[str(glob)] = _expanded(f"perFileIgnores.{glob}", value,
+                                               bool(data.get("rulesPaths") or self.rules_paths), problems)
             changes["per_file_ignores"] = tuple(pfi.items())
         else:
             problems.append("setting 'perFileIgnores' must map path globs to lists of rule ids or categories")
