@@ -3,7 +3,9 @@
 Commands::
 
     unveil serve [--stdio]                 language server over stdio (unveil.lsp.server.run)
-    unveil check PATH... [options]         scan files and folders; text, JSON or SARIF 2.1.0
+    unveil check PATH... [options]         scan files and folders ('-': stdin); text, JSON, SARIF 2.1.0,
+                                           GitHub annotations, GitLab Code Quality or a Markdown summary;
+                                           --fix/--diff apply or show the safe fixes (core/fixes.py)
     unveil cost PATH... [options]          tokens per session / once invoked and price per model
     unveil rules [--format text|json]      the bundled rules
     unveil explain RULE                    one rule's documentation and examples
@@ -11,15 +13,16 @@ Commands::
 
 Exit status of ``check``: 0 when no finding is at or above ``--fail-on`` (default ``error``),
 1 when one is, 2 on a usage error or when a path could not be read (the other paths are still
-scanned and reported). ``cost``, ``rules`` and ``explain`` exit 0, or 2 on usage and I/O errors.
+scanned and reported). With ``--diff``: 1 when there is a fix to show, else 0. ``cost``, ``rules`` and ``explain`` exit 0, or 2 on usage and I/O errors.
 
 Files are read as bytes and decoded as strict UTF-8; a file with invalid UTF-8 is decoded with
 ``surrogateescape`` so no byte is lost (each bad byte becomes one code point U+DC80..U+DCFF,
 which the Unicode check reports). Folders are walked recursively for every regular file
 :func:`unveil.core.kinds.is_agent_file` accepts (any ``.md``/``.mdc``/``.markdown`` file and the
 rule files of known kinds such as ``.cursorrules``), skipping ``.git``, ``node_modules``,
-``.venv`` and other tool caches; named pipes, sockets and devices are never opened (one named
-on the command line is an error, exit 2).
+``.venv`` and other tool caches, what ``.gitignore`` / ``.git/info/exclude`` ignore and the
+``exclude`` / ``extend-exclude`` globs (:mod:`unveil.core.discovery`, docs/discovery.md); named
+pipes, sockets and devices are never opened (one named on the command line is an error, exit 2).
 
 A broken price table (unknown ``--models`` name, unreadable or invalid ``--prices-file``, or
 the same in the project configuration) is reported on stderr and exits 2 in ``cost`` and
