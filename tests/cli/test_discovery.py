@@ -132,10 +132,17 @@ def test_config_exclude_and_cli_notes(tmp_path, monkeypatch, run):
     assert err == ""
     assert [x.split(":")[0] for x in out.splitlines() if " · grade " in x] == ["AGENTS.md", "docs/guide.md"]
     assert out.endswith("Configuration applied: .unveil.toml\nLeft out by exclude globs: 1 file or folder\n")
-    # --exclude replaces the default skip list and the configuration's exclude: node_modules is scanned
+    # --exclude replaces the default skip list and the configuration's exclude (node_modules is
+    # scanned), not its extend-exclude (fixtures stay out)
+    code, out, err = run("check", ".", "--exclude", "docs")
+    assert [x.split(":")[0] for x in out.splitlines() if " · grade " in x] == ["AGENTS.md", "node_modules/x/README.md"]
+    (tmp_path / ".unveil.toml").write_text('exclude = ["fixtures"]\n')
     code, out, err = run("check", ".", "--exclude", "docs")
     assert [x.split(":")[0] for x in out.splitlines() if " · grade " in x] == [
         "AGENTS.md", "fixtures/evil/CLAUDE.md", "node_modules/x/README.md"]
+    code, out, err = run("check", ".")  # the configuration's exclude replaces the skip list too
+    assert [x.split(":")[0] for x in out.splitlines() if " · grade " in x] == [
+        "AGENTS.md", "docs/guide.md", "node_modules/x/README.md"]
     # a glob that cannot match on the command line is a usage error
     assert run("check", ".", "--extend-exclude", "/etc/**") == (
         2, "", "unveil: exclude glob '/etc/**' cannot match: it is absolute (globs are relative to the configuration's folder)\n")

@@ -170,8 +170,8 @@ class Filters:
         globs: list[Exclude] = []
         if getattr(settings, "exclude", None) is not None:
             skip = frozenset()
-            globs += [Exclude(p, base, source) for p in exclude]
-        globs += [Exclude(p, base, source) for p in extend]
+            globs += [Exclude(p, base, f"{source} exclude") for p in exclude]
+        globs += [Exclude(p, base, f"{source} extend-exclude") for p in extend]
         return cls(skip_names=skip, excludes=tuple(g for g in globs if glob_problem(g.pattern) is None),
                    gitignore=gitignore)
 
@@ -195,7 +195,7 @@ class Filters:
         cwd = (cwd or Path.cwd()).absolute()
         if exclude is not None:
             out.skip_names = frozenset()
-            out.excludes = tuple(e for e in out.excludes if e.source != str(getattr(out, "config", "")))
+            out.excludes = tuple(e for e in out.excludes if not e.source.endswith(" exclude"))  # keeps extend-exclude
             out.excludes += tuple(Exclude(p, cwd) for p in exclude if glob_problem(p) is None)
         out.excludes += tuple(Exclude(p, cwd) for p in extend_exclude if glob_problem(p) is None)
         return out
