@@ -13,6 +13,7 @@ import pytest
 from unveil.core.discovery import Exclude, Filters, collect, glob_problem, walk
 
 GIT = shutil.which("git")
+pytestmark = pytest.mark.skipif(GIT is None, reason="git is not installed (.gitignore applies only with git)")
 
 TREE = {
     ".gitignore": "generated/\n*.draft.md\n/top-only.md\nlogs/**/*.md\n",
@@ -37,6 +38,7 @@ TREE = {
 
 
 def _make(root: Path) -> None:
+    subprocess.run([GIT, "init", "-q", str(root)], check=True)
     for rel, text in TREE.items():
         p = root / rel
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -60,13 +62,26 @@ def test_gitignore_nested_and_negations(tmp_path):
     assert _walked(tmp_path) == EXPECTED
 
 
-@pytest.mark.skipif(GIT is None, reason="git is not installed")
 def test_gitignore_agrees_with_git(tmp_path):
-    subprocess.run([GIT, "init", "-q", str(tmp_path)], check=True)
     _make(tmp_path)
     listed = subprocess.run([GIT, "ls-files", "--others", "--exclude-standard"], cwd=tmp_path, check=True,
                             capture_output=True, text=True).stdout.split()
     assert sorted(p for p in listed if p.endswith(".md")) == EXPECTED == _walked(tmp_path)
+
+
+def test_tracked_files_are_never_ignored(tmp_path):
+    """A hostile repository can commit a CLAUDE.md and a .gitignore that lists it: git still
+    checks the file out and the agent reads it, so the scan does too."""
+    _make(tmp_path)
+    git = [GIT, "-c", "user.email=t@example.invalid", "-c", "user.name=t"]
+    subprocess.run(git + ["add", "-f", "x.draft.md", "generated/CLAUDE.md"], cwd=tmp_path, check=True)
+    assert _walked(tmp_path) == sorted(EXPECTED + ["generated/CLAUDE.md", "x.draft.md"])
+
+
+def test_without_git_no_ignore_file_applies(tmp_path, monkeypatch):
+    _make(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "no-such-bin"))  # git cannot run: nothing is left out
+    assert "x.draft.md" in _walked(tmp_path)
 
 
 def test_gitignore_needs_a_repository(tmp_path):

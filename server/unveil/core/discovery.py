@@ -5,7 +5,8 @@ server's workspace scan: one skip list, one walk, one reader.
   build output); setting ``exclude`` replaces this list, ``extend-exclude`` adds to it.
 * :class:`Filters` — what a folder walk leaves out: ``.gitignore`` files (nested ones too, with
   negations, via pathspec's git semantics) and ``.git/info/exclude`` of the enclosing git
-  repository, and the ``exclude`` / ``extend-exclude`` globs (wcmatch: ``**`` spans folders,
+  repository — never for a file git tracks (:func:`tracked_files`), and not at all when git cannot
+  run — and the ``exclude`` / ``extend-exclude`` globs (wcmatch: ``**`` spans folders,
   ``{a,b}`` alternatives, dot files matched) of the project configuration and the command line.
 * :func:`walk` — agent files under a folder (sorted, symlinked folders not followed, only regular
   files: FIFOs, sockets and devices are never opened).
@@ -131,6 +132,30 @@ def git_root(start: Path) -> Path | None:
     return None
 
 
+def tracked_files(root: Path) -> tuple[frozenset[Path], frozenset[Path]] | None:
+    """``(files, folders)``: the files git tracks in the repository at ``root`` and every
+    folder that holds one (absolute paths), or ``None`` when ``git ls-files`` cannot run. Git
+    runs with ``core.fsmonitor`` off, so a repository's configuration starts no program."""
+    import subprocess
+
+    try:
+        res = subprocess.run(["git", "-c", "core.fsmonitor=false", "ls-files", "-z", "--cached"], cwd=root,
+                             capture_output=True, timeout=120, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if res.returncode != 0:
+        return None
+    root = root.absolute()
+    files = frozenset(root / os.fsdecode(n) for n in res.stdout.split(b"\0") if n)
+    folders = {root}
+    for f in files:
+        for parent in f.parents:
+            if parent in folders or parent == root:
+                break
+            folders.add(parent)
+    return files, frozenset(folders)
+
+
 def _read_lines(path: Path) -> list[str] | None:
     try:
         return path.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -217,6 +242,14 @@ class Filters:
         self._specs[folder] = spec
         return spec
 
+    def _tracked_in(self, root: Path) -> tuple[frozenset[Path], frozenset[Path]] | None:
+        """``(tracked files, folders holding one)`` of the repository at ``root`` (absolute
+        paths), from ``git ls-files``; ``None`` when git is missing or fails."""
+        key = ("tracked", root)
+        if key not in self._repo:
+            self._repo[key] = tracked_files(root)
+        return self._repo[key]
+
     def _repo_root(self, folder: Path) -> Path | None:
         if folder not in self._repo:
             self._repo[folder] = git_root(folder)
@@ -231,6 +264,11 @@ class Filters:
         root = self._repo_root(path.parent)
         if root is None:
             return False
+        tracked = self._tracked_in(root)
+        if tracked is None:
+            return False  # git could not list the tracked files: ignore nothing rather than miss one
+        if (path.absolute() in tracked[1]) if is_dir else (path.absolute() in tracked[0]):
+            return False  # git never ignores a tracked file (a hostile repository can commit one it ignores)
         decision = None
         folder = path.parent
         chain = [folder, *[p for p in folder.parents if p == root or root in p.parents]]
