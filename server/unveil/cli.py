@@ -375,6 +375,22 @@ class _Scan:
         return out
 
 
+def _split_globs(values: Iterable[str] | None) -> list[str]:
+    """``--exclude`` values split on commas outside ``{…}`` (``{a,b}/**`` stays one glob)."""
+    out: list[str] = []
+    for v in values or ():
+        depth, cur = 0, ""
+        for ch in v:
+            depth += (ch == "{") - (ch == "}")
+            if ch == "," and depth <= 0:
+                out.append(cur)
+                cur = ""
+            else:
+                cur += ch
+        out.append(cur)
+    return [g.strip() for g in out if g.strip()]
+
+
 def _read_stdin() -> str:
     data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8", "surrogateescape")
     try:
@@ -448,7 +464,7 @@ def _scan(args: argparse.Namespace, settings: Settings) -> _Scan | int:
         _error("--stdin-filename needs '-' among the paths")
         return EXIT_ERROR
     cwd = Path.cwd()
-    for bad in [g for g in (args.exclude or []) + (args.extend_exclude or []) if g]:
+    for bad in _split_globs(args.exclude) + _split_globs(args.extend_exclude):
         from unveil.core.discovery import glob_problem
 
         why = glob_problem(bad)
@@ -457,8 +473,8 @@ def _scan(args: argparse.Namespace, settings: Settings) -> _Scan | int:
             return EXIT_ERROR
 
     def filters(folder: Path) -> Filters:
-        return Filters.for_root(folder, exclude=_split(args.exclude) if args.exclude else None,
-                                extend_exclude=_split(args.extend_exclude), cwd=cwd,
+        return Filters.for_root(folder, exclude=_split_globs(args.exclude) if args.exclude else None,
+                                extend_exclude=_split_globs(args.extend_exclude), cwd=cwd,
                                 gitignore=not args.no_gitignore)
 
     collected = collect(paths, kind_map=settings.kind_map, filters=filters)

@@ -205,3 +205,13 @@ def test_workspace_scan_applies_the_documentation_policy(tmp_path):
     assert [(f.rule, f.severity.label) for f in analysis.findings if f.rule == "SUP001"] == [("SUP001", "info")]
     assert analysis.extra["documentation"] == {"mode": "info", "lowered": 1, "dropped": 0}
     assert {d.severity for d in diags} == {3}  # LSP Information
+
+
+def test_cli_exclude_keeps_braces_together(tmp_path, monkeypatch, run):
+    monkeypatch.chdir(tmp_path)
+    for rel in ["AGENTS.md", "docs/a.md", "tests/b.md", "keep/c.md", "x/y.md"]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x\n")
+    code, out, err = run("check", ".", "--extend-exclude", "{docs,tests}/**,x")
+    assert err == ""
+    assert [x.split(":")[0] for x in out.splitlines() if " · grade " in x] == ["AGENTS.md", "keep/c.md"]
