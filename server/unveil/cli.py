@@ -3,7 +3,9 @@
 Commands::
 
     unveil serve [--stdio]                 language server over stdio (unveil.lsp.server.run)
-    unveil check PATH... [options]         scan files and folders; text, JSON or SARIF 2.1.0
+    unveil check PATH... [options]         scan files and folders ('-': stdin); text, JSON, SARIF 2.1.0,
+                                           GitHub annotations, GitLab Code Quality or a Markdown summary;
+                                           --fix/--diff apply or show the safe fixes (core/fixes.py)
     unveil cost PATH... [options]          tokens per session / once invoked and price per model
     unveil rules [--format text|json]      the bundled rules
     unveil explain RULE                    one rule's documentation and examples
@@ -12,15 +14,16 @@ Commands::
 
 Exit status of ``check``: 0 when no finding is at or above ``--fail-on`` (default ``error``),
 1 when one is, 2 on a usage error or when a path could not be read (the other paths are still
-scanned and reported). ``cost``, ``rules`` and ``explain`` exit 0, or 2 on usage and I/O errors.
+scanned and reported). With ``--diff``: 1 when there is a fix to show, else 0. ``cost``, ``rules`` and ``explain`` exit 0, or 2 on usage and I/O errors.
 
 Files are read as bytes and decoded as strict UTF-8; a file with invalid UTF-8 is decoded with
 ``surrogateescape`` so no byte is lost (each bad byte becomes one code point U+DC80..U+DCFF,
 which the Unicode check reports). Folders are walked recursively for every regular file
 :func:`unveil.core.kinds.is_agent_file` accepts (any ``.md``/``.mdc``/``.markdown`` file and the
 rule files of known kinds such as ``.cursorrules``), skipping ``.git``, ``node_modules``,
-``.venv`` and other tool caches; named pipes, sockets and devices are never opened (one named
-on the command line is an error, exit 2).
+``.venv`` and other tool caches, what ``.gitignore`` / ``.git/info/exclude`` ignore and the
+``exclude`` / ``extend-exclude`` globs (:mod:`unveil.core.discovery`, docs/discovery.md); named
+pipes, sockets and devices are never opened (one named on the command line is an error, exit 2).
 
 A broken price table (unknown ``--models`` name, unreadable or invalid ``--prices-file``, or
 the same in the project configuration) is reported on stderr and exits 2 in ``cost`` and
@@ -73,18 +76,22 @@ def project_settings(path: str | None, layer: dict | None, seen: set[str]) -> Se
 
 
 def analyze_paths(paths: Sequence[str], settings: Settings,
-                  layer: dict | None = None) -> tuple[list[FileResult], list[str]]:
-    """Read and analyse every file ``paths`` expand to. Returns the results and the error
-    messages (each also logged to stderr by the caller). With ``layer`` (the command-line
-    settings as a camelCase mapping), each file's settings come from
-    :func:`project_settings` instead of ``settings``."""
+                  layer: dict | None = None, collected: Collected | None = None,
+                  progress=None) -> tuple[list[FileResult], list[str]]:
+    """Read and analyse every file ``paths`` expand to (or the files of ``collected``).
+    Returns the results and the error messages (each also logged to stderr by the caller).
+    With ``layer`` (the command-line settings as a camelCase mapping), each file's settings
+    come from :func:`project_settings` instead of ``settings``. ``progress(shown)`` is called
+    after each file."""
     from unveil.core.analyze import analyze
 
     seen: set[str] = set()
-    collected = collect(paths, kind_map=settings.kind_map)
+    collected = collected if collected is not None else collect(paths, kind_map=settings.kind_map)
     results: list[FileResult] = []
     errors = list(collected.errors)
     for shown, absolute in collected.files:
+        if progress is not None:
+            progress(shown)
         try:
             text = read_text(absolute)
         except OSError as exc:
@@ -150,23 +157,20 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     """Settings from ``--select``, ``--ignore``, ``--severity``, ``--models``,
     ``--prices-file`` and ``--kind GLOB=KIND``. Raises :class:`UsageError` for an unknown rule
     id or category, a bad severity or an unknown kind id."""
-    from unveil.core.rules import bundled_rules
+    from unveil.core.selectors import UnknownSelector, expand
 
     data: dict = {}
-    known = {r.id for r in bundled_rules()} | {r.category for r in bundled_rules()} | {"UNV001", "internal"}
-    known_upper = {k.upper(): k for k in known}
 
-    def norm(name: str) -> str:
-        if name in known:
-            return name
-        if name.upper() in known_upper:
-            return known_upper[name.upper()]
-        raise UsageError(f"unknown rule or category {name!r} (see `unveil rules`)")
+    def norms(name: str) -> list[str]:
+        try:
+            return expand(name)  # ids, categories, id prefixes (HID), rule names
+        except UnknownSelector as exc:
+            raise UsageError(str(exc)) from None
 
     for key in ("select", "ignore"):
         values = _split(getattr(args, key, None))
         if values:
-            data[key] = [norm(v) for v in values]
+            data[key] = [x for v in values for x in norms(v)]
     sev = {}
     for item in _split(getattr(args, "severity", None)):
         name, sep, level = item.partition("=")
@@ -176,7 +180,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
             Severity.parse(level)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        sev[norm(name)] = level
+        for rid in norms(name):
+            sev[rid] = level
     if sev:
         data["severity"] = sev
     # model names may contain spaces ("Opus 5.5"): split on commas only
@@ -195,6 +200,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         data["kinds"] = kind_map
     if getattr(args, "no_inline_suppressions", False):
         data["inlineSuppressions"] = False
+    if getattr(args, "documentation", None):
+        data["documentation"] = args.documentation
     settings = DEFAULT_SETTINGS.merged(data) if data else DEFAULT_SETTINGS
     for problem in settings.problems:
         raise UsageError(problem)
@@ -256,7 +263,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     except UsageError as exc:
         _error(str(exc))
         return EXIT_ERROR
-    results, errors = analyze_paths(args.paths, settings, getattr(args, "cli_layer", {}))
+    scan = _scan(args, settings)  # stdin, discovery filters, --diff-base, progress, documentation policy
+    if isinstance(scan, int):
+        return scan
+    results, errors = scan.results, scan.errors
     if getattr(args, "baseline", None):
         from unveil.commands_lock import apply_baseline
 
@@ -265,7 +275,21 @@ def cmd_check(args: argparse.Namespace) -> int:
     bad_prices = _file_price_errors(results, DEFAULT_SETTINGS)
     for e in errors + bad_prices:
         _error(e)
-    if args.format == "json":
+    fixed = None
+    if args.fix or args.diff:
+        fixed = _apply_fixes(args, scan)
+        if isinstance(fixed, int):
+            return fixed
+        results = scan.results
+    if args.diff:
+        report = fixed
+    elif args.fix and scan.stdin is not None:
+        report = ""  # the fixed text went to stdout
+    elif args.statistics:
+        from unveil.reporters import text as reporter
+
+        report = reporter.statistics(results)
+    elif args.format == "json":
         from unveil.reporters import json as reporter
 
         report = reporter.render(results)
@@ -273,11 +297,24 @@ def cmd_check(args: argparse.Namespace) -> int:
         from unveil.reporters import sarif as reporter
 
         report = reporter.render(results, notifications=errors + bad_prices)
+    elif args.format == "github":
+        from unveil.reporters import annotations as reporter
+
+        report = reporter.render(results, errors + bad_prices)
+    elif args.format == "gitlab":
+        from unveil.reporters import gitlab as reporter
+
+        report = reporter.render(results)
+    elif args.format == "markdown":
+        from unveil.reporters import summary as reporter
+
+        report = reporter.render(results, notes=scan.notes())
     else:
         from unveil.reporters import text as reporter
 
         colour = False if args.output else _use_colour(args.color, sys.stdout)
-        report = reporter.render(results, colour=colour, errors=len(errors))
+        report = reporter.render(results, colour=colour, errors=len(errors), quiet=args.quiet,
+                                 notes=scan.notes())
     try:
         _emit(report, args.output)
     except OSError as exc:
@@ -285,12 +322,269 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     if errors or bad_prices:
         return EXIT_ERROR
+    if args.diff:
+        return EXIT_FINDINGS if report else EXIT_OK
     if args.fail_on == "never":
         return EXIT_OK
     threshold = Severity.parse(args.fail_on)
     failing = any(f.severity <= threshold and f.data.get("baselineState") != "unchanged"
                   for r in results for f in r.analysis.findings)
     return EXIT_FINDINGS if failing else EXIT_OK
+
+
+# --------------------------------------------------------------------------- check: discovery, stdin, fixes
+
+
+@dataclass
+class _Scan:
+    """One ``check`` run's inputs and results: ``results``/``errors`` as from
+    :func:`analyze_paths`, ``collected`` (files, ignored counts, configs applied), the ``stdin``
+    text when ``-`` was given, and the per-file settings used (for re-analysis after fixes)."""
+
+    results: list[FileResult]
+    errors: list[str]
+    collected: Collected
+    stdin: str | None = None
+    stdin_result: FileResult | None = None
+    configs: list[str] = field(default_factory=list)
+    changed_since: str | None = None
+
+    def notes(self) -> list[str]:
+        """What shaped the scan besides the paths (text format footer): configuration files
+        applied, files left out by ignore files and excludes, the documentation policy."""
+        out = []
+        for c in self.configs:
+            out.append(f"Configuration applied: {c}")
+        ign = self.collected.ignored
+        if ign.get("gitignore"):
+            out.append(f"Left out by .gitignore / .git/info/exclude: {_plural(ign['gitignore'], 'file or folder', 'files or folders')}")
+        if ign.get("exclude"):
+            out.append(f"Left out by exclude globs: {_plural(ign['exclude'], 'file or folder', 'files or folders')}")
+        if self.changed_since:
+            out.append(f"Only files changed since {self.changed_since} (git)")
+        lowered = dropped = docs = 0
+        modes = set()
+        for r in self.results:
+            d = r.analysis.extra.get("documentation")
+            if d:
+                modes.add(d["mode"])
+                lowered += d["lowered"]
+                dropped += d["dropped"]
+                docs += 1 if (d["lowered"] or d["dropped"]) else 0
+        if lowered:
+            out.append(f"Documentation (Markdown that is not an agent file): {_plural(lowered, 'risky-directive finding')} "
+                       f"in visible text lowered to info in {_plural(docs, 'file')} (setting documentation = \"info\"; "
+                       f"see docs/discovery.md)")
+        if dropped:
+            out.append(f"Documentation (Markdown that is not an agent file): {_plural(dropped, 'finding')} of risky-directive "
+                       f"phrases in visible text and token budgets not reported (setting documentation = \"hidden\"; "
+                       f"--documentation full shows them)")
+        return out
+
+
+def _split_globs(values: Iterable[str] | None) -> list[str]:
+    """``--exclude`` values split on commas outside ``{…}`` (``{a,b}/**`` stays one glob)."""
+    out: list[str] = []
+    for v in values or ():
+        depth, cur = 0, ""
+        for ch in v:
+            depth += (ch == "{") - (ch == "}")
+            if ch == "," and depth <= 0:
+                out.append(cur)
+                cur = ""
+            else:
+                cur += ch
+        out.append(cur)
+    return [g.strip() for g in out if g.strip()]
+
+
+def _read_stdin() -> str:
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8", "surrogateescape")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "surrogateescape")
+
+
+def _git_changed(ref: str, cwd: Path) -> set[Path] | str:
+    """Absolute paths of files changed between ``ref`` and the working tree (``git diff
+    --name-only``, deletions left out) plus untracked files not ignored; or an error message.
+    Git runs with ``core.fsmonitor`` off and without external diff or textconv drivers, so a
+    repository's own configuration runs no program."""
+    import subprocess
+
+    git = ["git", "-c", "core.fsmonitor=false", "-c", "core.quotepath=false"]
+    try:
+        top = subprocess.run(git + ["rev-parse", "--show-toplevel"], cwd=cwd, capture_output=True, text=True, check=False)
+        if top.returncode != 0:
+            return f"--diff-base: not in a git repository ({top.stderr.strip() or 'git rev-parse failed'})"
+        root = Path(top.stdout.strip())
+        diff = subprocess.run(git + ["diff", "--name-only", "-z", "--no-ext-diff", "--no-textconv", "--diff-filter=d",
+                                     ref, "--"], cwd=root, capture_output=True, check=False)
+        if diff.returncode != 0:
+            return f"--diff-base {ref}: {diff.stderr.decode('utf-8', 'replace').strip() or 'git diff failed'}"
+        new = subprocess.run(git + ["ls-files", "--others", "--exclude-standard", "-z"], cwd=root,
+                             capture_output=True, check=False)
+    except OSError as exc:
+        return f"--diff-base: cannot run git: {exc.strerror or exc}"
+    names = [n for n in (diff.stdout + b"\0" + new.stdout).split(b"\0") if n]
+    return {(root / os.fsdecode(n)).absolute() for n in names}
+
+
+def _progress(total: int):
+    """A tqdm progress bar on stderr when stderr is a terminal and there are 20+ files, else
+    ``(None, None)``. Returns ``(callback, close)``."""
+    try:
+        tty = sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if not tty or total < 20:
+        return None, None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None, None
+    bar = tqdm(total=total, file=sys.stderr, unit="file", leave=False, desc="unveil")
+    return (lambda shown: bar.update(1)), bar.close
+
+
+_DISPLAY_KEYS = frozenset({"prices", "pricesFile", "models", "inlayHints", "debounceMs", "claudeRatio", "workspaceScan"})
+"""Configuration keys that change only how prices and hints are shown, not the findings."""
+
+
+def _scan(args: argparse.Namespace, settings: Settings) -> _Scan | int:
+    """Collect (stdin, files, folders with the discovery filters, ``--diff-base``), analyse
+    with a progress bar, and apply each file's ``documentation`` policy."""
+    from unveil.core import project
+    from unveil.core.discovery import Filters, documentation_policy
+
+    layer = getattr(args, "cli_layer", {})
+    paths = list(args.paths)
+    stdin_text = None
+    if "-" in paths:
+        if paths.count("-") > 1 or (args.fix and len(paths) > 1):
+            _error("'-' (stdin) can be given once" + (", and alone with --fix" if args.fix else ""))
+            return EXIT_ERROR
+        paths.remove("-")
+        stdin_text = _read_stdin()
+    elif args.stdin_filename:
+        _error("--stdin-filename needs '-' among the paths")
+        return EXIT_ERROR
+    cwd = Path.cwd()
+    for bad in _split_globs(args.exclude) + _split_globs(args.extend_exclude):
+        from unveil.core.discovery import glob_problem
+
+        why = glob_problem(bad)
+        if why:
+            _error(f"exclude glob {bad!r} cannot match: it {why}")
+            return EXIT_ERROR
+
+    def filters(folder: Path) -> Filters:
+        return Filters.for_root(folder, exclude=_split_globs(args.exclude) if args.exclude else None,
+                                extend_exclude=_split_globs(args.extend_exclude), cwd=cwd,
+                                gitignore=not args.no_gitignore)
+
+    collected = collect(paths, kind_map=settings.kind_map, filters=filters)
+    changed_since = args.diff_base or args.changed_since
+    if changed_since:
+        changed = _git_changed(changed_since, cwd)
+        if isinstance(changed, str):
+            _error(changed)
+            return EXIT_ERROR
+        collected.files = [(shown, p) for shown, p in collected.files if p.absolute() in changed]
+    tick, close = _progress(len(collected.files))
+    try:
+        results, errors = analyze_paths(paths, settings, layer, collected=collected, progress=tick)
+    finally:
+        if close:
+            close()
+    scan = _Scan(results, errors, collected, changed_since=changed_since)
+    if stdin_text is not None:
+        from unveil.core.analyze import analyze
+
+        name = args.stdin_filename
+        absolute = str((cwd / name).absolute()) if name else None
+        file_settings = project_settings(absolute, layer, set()) if absolute else settings
+        analysis = analyze(stdin_text, absolute, file_settings)
+        scan.stdin = stdin_text
+        scan.stdin_result = FileResult(name or "-", analysis)
+        scan.results.insert(0, scan.stdin_result)
+    seen_cfg: list[str] = [display_path(c, cwd.resolve()) for c in collected.configs]
+    for r in scan.results:
+        a = r.analysis
+        cfg = project.find(a.path) if a.path else None
+        if cfg is not None and set(cfg.data) - _DISPLAY_KEYS:  # it changes what is scanned or reported
+            shown = display_path(cfg.path, cwd.resolve())
+            if shown not in seen_cfg:
+                seen_cfg.append(shown)
+        documentation_policy(a, getattr(a.settings, "documentation", "info"))
+    scan.configs = seen_cfg
+    return scan
+
+
+def _write_fixed(target: Path, before: str, after: str) -> str | None:
+    """Write ``after`` to ``target`` as UTF-8 with undecodable bytes restored
+    (``surrogateescape``), unless the file no longer holds ``before``. Returns an error
+    message or ``None``."""
+    try:
+        if target.read_bytes() != before.encode("utf-8", "surrogateescape"):
+            return "changed while unveil was fixing it; not written"
+        target.write_bytes(after.encode("utf-8", "surrogateescape"))
+    except OSError as exc:
+        return f"cannot write: {exc.strerror or exc}"
+    return None
+
+
+def _apply_fixes(args: argparse.Namespace, scan: _Scan) -> str | int:
+    """``--fix`` / ``--diff`` on every scanned file (and stdin): run :func:`unveil.core.fixes.fix_text`
+    with each file's own settings; ``--diff`` returns the unified diffs (nothing is written);
+    ``--fix`` writes each changed file back byte for byte (UTF-8, undecodable bytes restored),
+    writes fixed stdin to stdout, re-analyses what it changed and returns ``""``. Summary on
+    stderr. Returns an exit status on a write error."""
+    from unveil.core import fixes
+    from unveil.core.analyze import analyze
+    from unveil.core.discovery import documentation_policy
+
+    unsafe = args.unsafe_fixes
+    diffs: list[str] = []
+    n_fixed = n_files = 0
+    write_errors = []
+    for i, r in enumerate(scan.results):
+        a = r.analysis
+        is_stdin = r is scan.stdin_result
+
+        def findings_of(text: str, a=a):
+            return analyze(text, a.path, a.settings).findings
+
+        before = scan.stdin if is_stdin else a.text
+        result = fixes.fix_text(before, findings_of, unsafe)
+        if is_stdin and args.fix and not args.diff:
+            _emit(result.text, None)
+        if not result.changed:
+            continue
+        n_fixed += len(result.applied)
+        n_files += 1
+        if args.diff:
+            diffs.append(fixes.unified_diff(r.path, before, result.text, escape=printable))
+            continue
+        if not is_stdin:
+            error = _write_fixed(Path(a.path), before, result.text)
+            if error:
+                write_errors.append(f"{r.path}: {error}")
+                continue
+        new = analyze(result.text, a.path, a.settings)
+        documentation_policy(new, getattr(new.settings, "documentation", "info"))
+        scan.results[i] = FileResult(r.path, new)
+    for e in write_errors:
+        _error(e)
+    left = 0 if unsafe else sum(1 for r in scan.results for f in r.analysis.findings
+                                if f.fixes and not any(fixes.is_safe(fix, f) for fix in f.fixes))
+    verb = "would fix" if args.diff else "fixed"
+    more = f"; {_plural(left, 'more fix', 'more fixes')} with --unsafe-fixes" if left else ""
+    print(f"unveil: {verb} {_plural(n_fixed, 'finding')} in {_plural(n_files, 'file')}{more}", file=sys.stderr)
+    if write_errors:
+        return EXIT_ERROR
+    return "".join(diffs)
 
 
 def price_rows(report, settings: Settings):
@@ -609,9 +903,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     def rule_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--select", action="append", metavar="RULES",
-                       help="only these rule ids or categories (comma-separated, repeatable)")
+                       help="only these rule ids, id prefixes (HID) or categories (comma-separated, repeatable)")
         p.add_argument("--ignore", action="append", metavar="RULES",
-                       help="skip these rule ids or categories (comma-separated, repeatable)")
+                       help="skip these rule ids, id prefixes or categories (comma-separated, repeatable)")
         p.add_argument("--severity", action="append", metavar="RULE=LEVEL",
                        help="override a rule's or category's severity, e.g. HID020=error")
         p.add_argument("--no-inline-suppressions", action="store_true",
@@ -623,8 +917,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "(repeatable; checked before the built-in patterns)")
 
     check = sub.add_parser("check", help="scan files and folders for hidden content")
-    check.add_argument("paths", nargs="+", metavar="PATH", help="files, or folders to scan for agent files")
-    check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    check.add_argument("paths", nargs="+", metavar="PATH",
+                       help="files, or folders to scan for agent files; '-' reads stdin")
+    check.add_argument("--format", choices=("text", "json", "sarif", "github", "gitlab", "markdown"), default="text",
+                       help="text (default), json, sarif (2.1.0), github (workflow-command annotations), "
+                            "gitlab (Code Quality JSON), markdown (a job summary: grade and tokens per file)")
     check.add_argument("--fail-on", choices=FAIL_ON, default="error",
                        help="exit 1 when a finding is at or above this severity (default: error)")
     rule_options(check)
@@ -632,6 +929,28 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                        help="colour the text format (auto: only on a terminal, unless NO_COLOR is set)")
+    # ci branch: fixes, discovery, stdin and output options (see docs/discovery.md)
+    check.add_argument("--fix", action="store_true",
+                       help="apply the safe fixes (remove invisible characters, frontmatter fixes) in place")
+    check.add_argument("--diff", action="store_true",
+                       help="print the fixes as a unified diff instead of writing them (exit 1 if any)")
+    check.add_argument("--unsafe-fixes", action="store_true",
+                       help="with --fix/--diff, also apply fixes that change visible text or drop hidden content")
+    check.add_argument("--diff-base", metavar="REF", help="scan only files changed since the git ref REF")
+    check.add_argument("--changed-since", metavar="REF", help="the same as --diff-base")
+    check.add_argument("--stdin-filename", metavar="NAME",
+                       help="the path stdin ('-') stands for: selects its kind and configuration")
+    check.add_argument("--quiet", "-q", action="store_true", help="print the findings only (text format)")
+    check.add_argument("--statistics", action="store_true", help="print the number of findings per rule")
+    check.add_argument("--exclude", action="append", metavar="GLOBS",
+                       help="globs to leave out of folder scans, replacing the default skip list and "
+                            "the configuration's exclude (comma-separated, repeatable)")
+    check.add_argument("--extend-exclude", action="append", metavar="GLOBS",
+                       help="globs to leave out of folder scans in addition (comma-separated, repeatable)")
+    check.add_argument("--no-gitignore", action="store_true",
+                       help="do not honour .gitignore and .git/info/exclude in folder scans")
+    check.add_argument("--documentation", choices=("info", "hidden", "full"),
+                       help="what to report in Markdown that is not an agent file (default: info; see docs/discovery.md)")
 
     cost = sub.add_parser("cost", help="tokens every session / once invoked and price per model")
     cost.add_argument("paths", nargs="+", metavar="PATH")

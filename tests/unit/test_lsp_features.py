@@ -254,3 +254,17 @@ def test_short_tokens(n, shown):
     from unveil.lsp.features.inlay_hints import short_tokens
 
     assert short_tokens(n) == shown
+
+
+def test_fix_all_source_action_is_the_cli_safe_fix_pass():
+    """source.fixAll.unveil applies what one pass of `unveil check --fix` applies (core/fixes.py)."""
+    from unveil.core import fixes
+    from unveil.lsp.features.code_actions import FIX_SAFE_TITLE
+
+    text = "---\nname: r\ndescription: d\ntools: Read, grep\n---\nHi\u200b\u200bthere\n"
+    a = analyze(text, "/p/.claude/agents/r.md")
+    (act,) = code_actions(a, "file:///r.md", 1, _params([], only=[types.CodeActionKind.SourceFixAll]), "utf-16")
+    assert (act.title, act.kind) == (FIX_SAFE_TITLE, FIX_ALL_KIND)
+    edits = act.edit.document_changes[0].edits
+    assert [e.new_text for e in edits] == ["Grep", ""]
+    assert fixes.apply_edits(text, fixes.safe_edits(a.findings)) == "---\nname: r\ndescription: d\ntools: Read, Grep\n---\nHithere\n"

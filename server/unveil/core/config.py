@@ -48,6 +48,13 @@ class Settings:
       :func:`unveil.core.project.allowed`.
     * ``inline_suppressions`` — honour ``<!-- unveil-ignore… -->`` comments (setting
       ``inlineSuppressions``; turn off to audit files you do not trust).
+    * ``exclude`` — globs that replace the folder walk's default skip list (``None``: the
+      default, :data:`unveil.core.discovery.SKIP_DIRS`); ``extend_exclude`` — globs added to it
+      (:class:`unveil.core.discovery.Exclude`). A glob that can never match is a problem.
+    * ``documentation`` — what a scan reports in Markdown that is not an agent file:
+      ``"info"`` (default: visible risky-directive findings at most info), ``"hidden"``
+      (only hidden content, secrets, format and internal findings; visible directives are
+      counted, not listed) or ``"full"`` (as in agent files). See docs/discovery.md.
     """
 
     select: frozenset[str] = frozenset()
@@ -69,6 +76,9 @@ class Settings:
     allow_scripts: frozenset[str] = frozenset()
     allow_hosts: frozenset[str] = frozenset()
     inline_suppressions: bool = True
+    exclude: tuple[str, ...] | None = None
+    extend_exclude: tuple[str, ...] = ()
+    documentation: str = "info"
     problems: tuple[str, ...] = ()
 
     def rule_enabled(self, rule_id: str, category: str) -> bool:
@@ -113,19 +123,23 @@ class Settings:
                 return None
             return frozenset(str(v) for v in value)
 
+        user_rules = bool(data.get("rulesPaths") or self.rules_paths)
         for key, attr in (("select", "select"), ("ignore", "ignore")):
             value = strings(key)
             if value is not None:
-                changes[attr] = value
+                changes[attr] = _expanded(key, value, user_rules, problems)
         if "severity" in data:
             sev = dict(self.severity)
             raw = data.get("severity") or {}
             if isinstance(raw, Mapping):
                 for rule, level in raw.items():
                     try:
-                        sev[str(rule)] = Severity.parse(level)
+                        parsed = Severity.parse(level)
                     except ValueError as exc:
                         problems.append(f"setting severity.{rule}: {exc}")
+                        continue
+                    for name in _expanded("severity", [str(rule)], user_rules, problems):
+                        sev[name] = parsed
             else:
                 problems.append("setting 'severity' must map rule ids or categories to severities")
             changes["severity"] = sev
@@ -214,6 +228,25 @@ class Settings:
         return replace(self, **changes)
 
 
+def _expanded(key: str, names, user_rules: bool, problems: list[str]) -> frozenset[str]:
+    """Selectors expanded by :func:`unveil.core.selectors.expand` (id prefixes, names); an
+    unknown one is kept as written and, unless user rules (``rulesPaths``) may define it,
+    reported with a did-you-mean."""
+    from unveil.core.selectors import UnknownSelector, expand
+
+    out: set[str] = set()
+    for name in names:
+        try:
+            out.update(expand(name))
+        except UnknownSelector as exc:
+            out.add(name)
+            if not user_rules:
+                problems.append(f"setting {key}: {exc}")
+        except Exception:  # noqa: BLE001 - the rule table failed to load: keep the value as is
+            out.add(name)
+    return frozenset(out)
+
+
 def _str_list(value: Any) -> list[str] | None:
     if isinstance(value, str):
         return [v for v in value.replace(",", " ").split() if v]
@@ -253,7 +286,8 @@ def _merge_project_keys(self: Settings, data: Mapping[str, Any], changes: dict, 
                 if value is None or not str(glob).strip():
                     problems.append(f"setting perFileIgnores.{glob}: must be a list of rule ids or categories")
                 else:
-                    pfi[str(glob)] = frozenset(value)
+                    pfi[str(glob)] = _expanded(f"perFileIgnores.{glob}", value,
+                                               bool(data.get("rulesPaths") or self.rules_paths), problems)
             changes["per_file_ignores"] = tuple(pfi.items())
         else:
             problems.append("setting 'perFileIgnores' must map path globs to lists of rule ids or categories")
@@ -298,6 +332,35 @@ def _merge_project_keys(self: Settings, data: Mapping[str, Any], changes: dict, 
                 changes["allow_hosts"] = frozenset(self.allow_hosts) | {h.strip().lower().strip(".") for h in items}
     if data.get("inlineSuppressions") is not None:
         changes["inline_suppressions"] = bool(data["inlineSuppressions"])
+    _merge_discovery_keys(data, changes, problems)
+
+
+DOCUMENTATION_MODES = ("info", "hidden", "full")
+
+
+def _merge_discovery_keys(data: Mapping[str, Any], changes: dict, problems: list[str]) -> None:
+    """``exclude``, ``extendExclude`` and ``documentation`` (see :class:`Settings`)."""
+    from unveil.core.discovery import glob_problem
+
+    for key, attr in (("exclude", "exclude"), ("extendExclude", "extend_exclude")):
+        if data.get(key) is None:
+            continue
+        value = _str_list(data[key]) if not isinstance(data[key], str) else [data[key]]
+        if value is None:
+            problems.append(f"setting {key!r} must be a list of globs")
+            continue
+        for g in value:
+            why = glob_problem(g)
+            if why:
+                problems.append(f"setting {key}: glob {g!r} cannot match: it {why}")
+        changes[attr] = tuple(g for g in value if not glob_problem(g))
+    if data.get("documentation") is not None:
+        mode = str(data["documentation"]).lower()
+        if mode in DOCUMENTATION_MODES:
+            changes["documentation"] = mode
+        else:
+            problems.append(f"setting 'documentation' must be one of {', '.join(DOCUMENTATION_MODES)}, "
+                            f"got {data['documentation']!r}")
 
 
 DEFAULT_SETTINGS = Settings()

@@ -43,6 +43,7 @@ CONFIG_NAMES = (".unveil.toml", "pyproject.toml")
 KNOWN_KEYS = frozenset({
     "select", "ignore", "severity", "prices", "pricesFile", "models", "inlayHints", "inlayHintMinTokens", "debounceMs", "budgets",
     "claudeRatio", "workspaceScan", "kinds", "rulesPaths", "perFileIgnores", "allow", "inlineSuppressions",
+    "exclude", "extendExclude", "documentation",  # core/discovery.py (ci branch)
 })
 #: categories whose findings ``allow.hosts`` can drop
 HOST_PREFIXES = ("EXF", "SRF", "SUP")

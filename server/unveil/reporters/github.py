@@ -22,7 +22,7 @@ from collections.abc import Mapping
 
 def github_escape_data(text: str) -> str:
     """Escape a workflow command's message: ``%`` → ``%25``, ``\\r`` → ``%0D``, ``\\n`` → ``%0A``."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def github_escape_property(text: str) -> str:

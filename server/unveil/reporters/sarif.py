@@ -12,6 +12,10 @@
 * ``partialFingerprints`` carries :func:`unveil.core.fingerprint.fingerprint` under
   ``unveilFingerprint/v1`` (rule, relative path and normalised evidence; no line numbers, so the
   value survives moving text); ``baselineState`` is set when ``check --baseline`` ran.
+* Each rule embeds its help (``help.text`` / ``help.markdown``: summary, description, one
+  example of each kind in a fenced block) and ``properties.tags`` (``security`` and the
+  category) and ``properties.security-severity`` (:func:`security_severity`), which GitHub code
+  scanning uses to rank security results; results carry the same, from their own severity.
 * Paths that could not be read are ``toolExecutionNotifications`` of the invocation, whose
   ``executionSuccessful`` is then false.
 """
@@ -42,18 +46,69 @@ def level(severity: Severity) -> str:
     return _LEVEL[Severity.parse(severity)]
 
 
+SECURITY_SEVERITY = {Severity.ERROR: 7.0, Severity.WARNING: 5.0, Severity.INFO: 3.0, Severity.HINT: 1.0}
+"""``properties.security-severity`` by default severity (GitHub code scanning: ≥ 9.0 critical,
+7.0–8.9 high, 4.0–6.9 medium, 0.1–3.9 low)."""
+
+HIGH_IMPACT = frozenset({"hidden-content", "data-exfiltration", "secrets", "privilege-escalation",
+                         "prompt-injection", "supply-chain", "persistence", "concealment"})
+"""Categories whose findings get +1.5 security-severity: the agent acts on hidden text, or
+secrets, code or permissions are at stake."""
+
+NOT_SECURITY = frozenset({"format", "cost", "imports", "internal"})
+"""Categories that are not security results: no ``security`` tag, no security-severity."""
+
+
+def security_severity(severity: Severity, category: str) -> str | None:
+    """``properties.security-severity`` (a decimal string, GitHub's format) or ``None`` for a
+    non-security category."""
+    if category in NOT_SECURITY:
+        return None
+    score = SECURITY_SEVERITY[Severity.parse(severity)] + (1.5 if category in HIGH_IMPACT else 0.0)
+    return f"{min(score, 9.5):.1f}"
+
+
+def tags(category: str) -> list[str]:
+    """``properties.tags``: ``security`` (unless :data:`NOT_SECURITY`) and the category."""
+    return [category] if category in NOT_SECURITY else ["security", category]
+
+
+def _help(rule: Rule) -> dict:
+    """``help.text`` / ``help.markdown``: the summary, the description and the first example
+    of each kind (there is no public docs URL to link). Examples are fenced code blocks
+    (:func:`unveil.core.inert.code_block`), so attack strings in them never render."""
+    from unveil.core.inert import code_block
+
+    text = [rule.summary]
+    md = [rule.summary]
+    if rule.description.strip():
+        text.append(rule.description.strip())
+        md.append(rule.description.strip())
+    for title, examples in (("Fires on", rule.bad), ("Stays quiet on", rule.good)):
+        if examples:
+            text.append(f"{title}:\n" + "\n".join("    " + line for line in examples[0].text.rstrip("\n").split("\n")))
+            md.append(f"{title}:\n\n" + code_block(examples[0].text))
+    text.append(f"Category: {rule.category}. Default severity: {rule.severity.label}.")
+    md.append(f"Category: `{rule.category}`. Default severity: {rule.severity.label}.")
+    return {"text": no_lone_surrogates("\n\n".join(text)), "markdown": no_lone_surrogates("\n\n".join(md))}
+
+
 def rule_descriptor(rule: Rule) -> dict:
-    """A ``reportingDescriptor`` for one bundled rule."""
+    """A ``reportingDescriptor`` for one bundled rule: help embedded, tags and security-severity."""
     full = rule.description.strip() or rule.summary
+    props: dict = {"category": rule.category, "tags": tags(rule.category)}
+    sec = security_severity(rule.severity, rule.category)
+    if sec is not None:
+        props["security-severity"] = sec
     return {
         "id": rule.id,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": full, "markdown": full},
         "helpUri": rule.doc_url,
-        "help": {"text": f"{rule.summary} See {rule.doc_url}", "markdown": full},
+        "help": _help(rule),
         "defaultConfiguration": {"level": level(rule.severity)},
-        "properties": {"category": rule.category, "tags": ["security", rule.category]},
+        "properties": props,
     }
 
 
@@ -92,7 +147,7 @@ def render(
                         "id": f.rule,
                         "shortDescription": {"text": f"{f.category} finding"},
                         "defaultConfiguration": {"level": level(f.severity)},
-                        "properties": {"category": f.category, "tags": [f.category]},
+                        "properties": {"category": f.category, "tags": tags(f.category)},
                     }
                 )
             s = span(r.analysis, f)
@@ -114,11 +169,14 @@ def render(
                         }
                     }
                 ],
-                "properties": {"category": f.category, "severity": f.severity.label},
+                "properties": {"category": f.category, "severity": f.severity.label, "tags": tags(f.category)},
             }
             result["partialFingerprints"] = {SARIF_KEY: next(fps)}  # stable across line moves
             if isinstance(f.data, dict) and f.data.get("baselineState"):
                 result["baselineState"] = f.data["baselineState"]
+            sec = security_severity(f.severity, f.category)
+            if sec is not None:
+                result["properties"]["security-severity"] = sec
             if f.hidden_text is not None:
                 result["properties"]["hiddenText"] = no_lone_surrogates(f.hidden_text)
             out_results.append(result)

@@ -68,9 +68,12 @@ def summary_line(result: FileResult, colour: bool = False) -> str:
     return f"{path}: " + " · ".join(parts)
 
 
-def render(results: Iterable[FileResult], colour: bool = False, errors: int = 0) -> str:
+def render(results: Iterable[FileResult], colour: bool = False, errors: int = 0, quiet: bool = False,
+           notes: Iterable[str] = ()) -> str:
     """The whole report. ``errors`` is the number of paths that could not be read (their
-    messages went to stderr); it is repeated in the final count."""
+    messages went to stderr); it is repeated in the final count. ``quiet``: the finding lines
+    only (``""`` when there are none). ``notes``: lines about what shaped the scan
+    (configuration applied, files left out), printed after the count."""
     results = list(results)
     lines: list[str] = []
     counts = {s: 0 for s in Severity}
@@ -81,7 +84,10 @@ def render(results: Iterable[FileResult], colour: bool = False, errors: int = 0)
             counts[f.severity] += 1
         if r.analysis.findings:
             files_with += 1
-        lines.append(summary_line(r, colour))
+        if not quiet:
+            lines.append(summary_line(r, colour))
+    if quiet:
+        return "".join(line + "\n" for line in lines)
     total = sum(counts.values())
     lines.append("")
     if total:
@@ -93,4 +99,31 @@ def render(results: Iterable[FileResult], colour: bool = False, errors: int = 0)
         lines.append(f"No findings in {_plural(len(results), 'file')}.")
     if errors:
         lines.append(f"{_plural(errors, 'path')} could not be read (see above).")
+    lines.extend(printable(n) for n in notes)
+    return "\n".join(lines) + "\n"
+
+
+def statistics(results: Iterable[FileResult]) -> str:
+    """``--statistics``: one line per rule, most frequent first (ties by id), as
+    ``COUNT  RULE  SEVERITY  NAME`` where SEVERITY is the most severe one seen; then the total.
+    ``"No findings."`` when there are none."""
+    from unveil.core.rules import bundled_rules
+
+    rules = bundled_rules()
+    count: dict[str, int] = {}
+    worst: dict[str, Severity] = {}
+    for r in results:
+        for f in r.analysis.findings:
+            count[f.rule] = count.get(f.rule, 0) + 1
+            worst[f.rule] = min(worst.get(f.rule, Severity.HINT), f.severity)
+    if not count:
+        return "No findings.\n"
+    rows = sorted(count.items(), key=lambda kv: (-kv[1], kv[0]))
+    width = max(len(f"{n:,}") for _, n in rows)
+    lines = []
+    for rid, n in rows:
+        rule = rules.get(rid)
+        name = rule.name if rule else ""
+        lines.append(f"{n:>{width},}  {rid:<7} {worst[rid].label:<7} {name}".rstrip())
+    lines.append(f"Found {_plural(sum(count.values()), 'finding')} of {_plural(len(count), 'rule')}.")
     return "\n".join(lines) + "\n"

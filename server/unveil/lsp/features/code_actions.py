@@ -4,26 +4,32 @@
   ``quickfix`` per :class:`~unveil.core.findings.Fix` (``isPreferred`` for removals, fix kind
   ``"remove-invisible"``).
 * "Remove all invisible characters in this file": every ``remove-invisible`` edit of the file in
-  one action; offered as a ``quickfix`` next to such a diagnostic and as ``source.fixAll.unveil``
-  when the client asks for source actions (``context.only`` containing ``source``,
-  ``source.fixAll`` or ``source.fixAll.unveil``, as editors do for fix-on-save).
+  one action; offered as a ``quickfix`` next to such a diagnostic.
+* ``source.fixAll.unveil``, when the client asks for source actions (``context.only`` containing
+  ``source``, ``source.fixAll`` or ``source.fixAll.unveil``, as editors do for fix-on-save): the
+  safe fixes of ``unveil check --fix`` (:func:`unveil.core.fixes.safe_edits`: invisible
+  characters and frontmatter fixes), titled "Remove all invisible characters in this file"
+  when that is all they do, else :data:`FIX_SAFE_TITLE`.
 
 Edits are ``TextDocumentEdit`` with the document version, so a client rejects them if the
-document changed meanwhile.
+document changed meanwhile. Which edits are combined, sorted and kept is decided by
+:mod:`unveil.core.fixes`, the same code path as ``unveil check --fix``.
 """
 
 from __future__ import annotations
 
 from lsprotocol import types
 
+from unveil.core import fixes
 from unveil.core.analyze import Analysis
 from unveil.core.findings import Edit
 from unveil.lsp.convert import lsp_range
 from unveil.lsp.features.diagnostics import finding_for
 
-REMOVE_INVISIBLE = "remove-invisible"
+REMOVE_INVISIBLE = fixes.REMOVE_INVISIBLE
 FIX_ALL_KIND = "source.fixAll.unveil"
 FIX_ALL_TITLE = "Remove all invisible characters in this file"
+FIX_SAFE_TITLE = "Apply all safe unveil fixes (as unveil check --fix)"
 
 
 def kind_allowed(kind: str, only) -> bool:
@@ -40,15 +46,9 @@ def kind_allowed(kind: str, only) -> bool:
 
 
 def _text_edits(analysis: Analysis, edits, encoding: str) -> list[types.TextEdit]:
-    """Sorted, de-duplicated, non-overlapping text edits (an overlapping later edit is dropped)."""
-    out: list[types.TextEdit] = []
-    last_end = -1
-    for e in sorted(set(edits), key=lambda e: (e.start, e.end, e.new_text)):
-        if e.start < last_end:
-            continue
-        out.append(types.TextEdit(range=lsp_range(analysis.doc, e.start, e.end, encoding), new_text=e.new_text))
-        last_end = max(last_end, e.end)
-    return out
+    """Sorted, de-duplicated, non-overlapping text edits (:func:`unveil.core.fixes.non_overlapping`)."""
+    return [types.TextEdit(range=lsp_range(analysis.doc, e.start, e.end, encoding), new_text=e.new_text)
+            for e in fixes.non_overlapping(edits)]
 
 
 def _workspace_edit(uri: str, version: int | None, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
@@ -63,8 +63,8 @@ def _workspace_edit(uri: str, version: int | None, edits: list[types.TextEdit]) 
 
 
 def fix_all_edits(analysis: Analysis) -> list[Edit]:
-    """Every edit of every ``remove-invisible`` fix in the file."""
-    return [e for f in analysis.findings for fix in f.fixes if fix.kind == REMOVE_INVISIBLE for e in fix.edits]
+    """Every edit of every ``remove-invisible`` fix in the file (:func:`unveil.core.fixes.remove_invisible_edits`)."""
+    return fixes.remove_invisible_edits(analysis.findings)
 
 
 def code_actions(analysis: Analysis, uri: str, version: int | None, params: types.CodeActionParams,
@@ -91,12 +91,16 @@ def code_actions(analysis: Analysis, uri: str, version: int | None, params: type
                     )
                 )
     all_edits = fix_all_edits(analysis)
-    if all_edits:
+    if all_edits and context_has_removal:
         edit = _workspace_edit(uri, version, _text_edits(analysis, all_edits, encoding))
-        if context_has_removal:
-            actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=types.CodeActionKind.QuickFix, edit=edit))
-        if only and kind_allowed(FIX_ALL_KIND, only):
-            actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND, edit=edit))
+        actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=types.CodeActionKind.QuickFix, edit=edit))
+    if only and kind_allowed(FIX_ALL_KIND, only):
+        chosen = fixes.chosen_fixes(analysis.findings)
+        if chosen:
+            only_invisible = all(fix.kind == REMOVE_INVISIBLE for _, fix in chosen)
+            edits = _text_edits(analysis, [e for _, fix in chosen for e in fix.edits], encoding)
+            actions.append(types.CodeAction(title=FIX_ALL_TITLE if only_invisible else FIX_SAFE_TITLE,
+                                            kind=FIX_ALL_KIND, edit=_workspace_edit(uri, version, edits)))
     return actions
 
 

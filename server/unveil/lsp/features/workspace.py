@@ -121,6 +121,9 @@ class WorkspaceIndex:
         except OSError:
             return None
         analysis = analyze(text, str(path), settings, reader=imports_mod.disk_reader(overrides=open_texts))
+        from unveil.core.discovery import documentation_policy  # the folder-scan policy, as in `unveil check`
+
+        documentation_policy(analysis, getattr(settings, "documentation", "info"))
         return analysis, to_diagnostics(analysis, None, encoding)
 
     async def refresh_file(self, path: Path) -> None:
