@@ -92,7 +92,9 @@ def analyze_paths(paths: Sequence[str], settings: Settings,
         try:
             file_settings = settings if layer is None else project_settings(str(absolute), layer, seen)
             analysis = analyze(text, str(absolute), file_settings)
-        except Exception as exc:  # noqa: BLE001 - analyze() should never raise; be safe anyway
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - analyze() should never raise; one file never stops the rest
             log.exception("analysis of %s failed", shown)
             errors.append(f"{shown}: analysis failed: {type(exc).__name__}: {exc}")
             continue

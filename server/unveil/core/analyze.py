@@ -99,7 +99,9 @@ def analyze(
     for check in all_checks():
         try:
             found.extend(check(ctx))
-        except Exception as exc:  # noqa: BLE001 - isolation is the point
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - isolation is the point (pyo3 panics are BaseException)
             log.error("check %s failed on %s: %s\n%s", check.__module__, path, exc, traceback.format_exc())
             found.append(
                 Finding(
@@ -128,7 +130,17 @@ def analyze(
     result.extra["frontmatter"] = fm
     result.grade = grading.grade(findings)
     if count_tokens or tokens.ready():
-        result = with_tokens(result)
+        try:
+            result = with_tokens(result)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a tokenizer failure leaves the findings intact
+            log.error("token report failed on %s: %s\n%s", path, exc, traceback.format_exc())
+            result.findings = sorted(result.findings + [Finding(
+                INTERNAL_RULE, Severity.ERROR, 0, 0,
+                f"unveil could not count this file's tokens ({type(exc).__name__}: {exc}); "
+                "token budgets were not checked", category="internal")], key=lambda f: (f.start, f.end, f.rule))
+            result.grade = grading.grade(result.findings)
     return result
 
 

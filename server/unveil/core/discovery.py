@@ -117,8 +117,6 @@ def collect(paths: Sequence[str], cwd: Path | None = None, kind_map=None) -> Col
 def read_text(path: str | os.PathLike) -> str:
     """The file's text: strict UTF-8, or UTF-8 with ``surrogateescape`` when it holds invalid
     bytes (nothing is lost; the bad bytes become U+DC80..U+DCFF). Raises ``OSError``."""
-    data = Path(path).read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("utf-8", "surrogateescape")
+    from unveil.core import safe_read
+
+    return safe_read.read_text(path)  # regular files only (FIFO-safe), no size cap

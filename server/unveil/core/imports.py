@@ -295,16 +295,11 @@ def disk_reader(max_bytes: int = MAX_FILE_BYTES, overrides: dict[str, str] | Non
     def read(path: str) -> str | None:
         if path in over:
             return over[path]
+        from unveil.core import safe_read
+
         try:
-            if not os.path.isfile(path) or os.path.getsize(path) > max_bytes:
-                return None
-            with open(path, "rb") as fh:
-                data = fh.read(max_bytes + 1)
+            return safe_read.read_text(path, max_bytes)  # regular files only, FIFO-safe, bounded
         except OSError:
             return None
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError:
-            return data.decode("utf-8", "surrogateescape")
 
     return read

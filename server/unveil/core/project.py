@@ -96,12 +96,20 @@ def load(path: Path) -> ProjectConfig | None:
 
 
 def _load(path: Path, stamp: tuple[int, int]) -> ProjectConfig | None:
+    from unveil.core import safe_read
+
+    text = ""
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = safe_read.read_config_text(path)
+        raw = tomllib.loads(text)
+    except safe_read.RefusedRead as exc:
+        return ProjectConfig(path, {}, (f"{path}: cannot read config: {exc.reason}",), stamp)
     except (OSError, UnicodeDecodeError) as exc:
         return ProjectConfig(path, {}, (f"{path}: cannot read config: {exc}",), stamp)
+    except RecursionError:
+        return ProjectConfig(path, {}, (f"{path}: invalid TOML, using the defaults: nested too deeply",), stamp)
     except tomllib.TOMLDecodeError as exc:
-        if path.name == "pyproject.toml" and "unveil" not in path.read_text(encoding="utf-8", errors="replace"):
+        if path.name == "pyproject.toml" and "unveil" not in text:
             return None  # someone else's broken pyproject: not ours to report
         return ProjectConfig(path, {}, (f"{path}: invalid TOML, using the defaults: {exc}",), stamp)
     if path.name == "pyproject.toml":
