@@ -99,6 +99,17 @@ def analyze_paths(paths: Sequence[str], settings: Settings,
             errors.append(f"{shown}: analysis failed: {type(exc).__name__}: {exc}")
             continue
         results.append(FileResult(shown, analysis))
+    if collected.outside:
+        from unveil.core.analyze import refused
+
+        for shown, absolute, target in collected.outside:
+            file_settings = settings if layer is None else project_settings(str(absolute), layer, seen)
+            try:
+                shown_target = os.readlink(absolute)
+            except OSError:
+                shown_target = str(target)
+            results.append(FileResult(shown, refused(str(absolute), printable(shown_target), file_settings)))
+        results.sort(key=lambda r: r.path)
     return results, errors
 
 

@@ -46,7 +46,7 @@ def test_check_raising_base_exception_is_isolated(monkeypatch):
 
     monkeypatch.setattr("unveil.core.analyze.all_checks", lambda: [bad, unicode.check])
     result = analyze("a\u200bb\n", "AGENTS.md", count_tokens=False)
-    assert [f.rule for f in result.findings] == ["UNV001", "HID001"] or {f.rule for f in result.findings} >= {"UNV001"}
+    assert [f.rule for f in result.findings] == ["UNV001", "HID002"]  # the other check still ran
     internal = [f for f in result.findings if f.rule == "UNV001"]
     assert len(internal) == 1 and "Boom: panic" in internal[0].message
 

@@ -114,7 +114,7 @@ def analyze(
                     category="internal",
                 )
             )
-    findings = _apply_metadata(found, rules or bundled_rules(), settings, path, doc)
+    findings = _redact_secrets(_apply_metadata(found, rules or bundled_rules(), settings, path, doc), text)
     suppressed: list[Finding] = []
     try:
         from unveil.core import suppress
@@ -142,6 +142,47 @@ def analyze(
                 "token budgets were not checked", category="internal")], key=lambda f: (f.start, f.end, f.rule))
             result.grade = grading.grade(result.findings)
     return result
+
+
+SYMLINK_RULE = "UNV020"
+
+
+def refused(path: str, target: str, settings: Settings = DEFAULT_SETTINGS, *,
+            rules: RuleSet | None = None) -> Analysis:
+    """The analysis of a file that is a symlink leaving the scanned root: its content is never
+    read (an empty document stands in); one ``UNV020`` error finding names the target."""
+    doc = Document("")
+    md = markdown.parse(doc)
+    kind = kinds.detect_kind(path, {}, settings.kind_map)
+    f = Finding(SYMLINK_RULE, Severity.ERROR, 0, 0,
+                f"this file is a symbolic link to {target}, outside the scanned folder: not read. An agent "
+                "loading it would read that file instead", category="internal")
+    findings = _apply_metadata([f], rules or bundled_rules(), settings, path, doc)
+    result = Analysis(doc=doc, path=path, kind=kind, markdown=md, findings=findings, settings=settings)
+    result.grade = grading.grade(findings)
+    result.extra["suppressed"] = []
+    return result
+
+
+def _redact_secrets(findings: list[Finding], text: str) -> list[Finding]:
+    """Every secret a ``secrets`` finding located is shown redacted (:func:`unveil.core.redact.redact`)
+    in every finding's message and ``hidden_text``, e.g. a comment revealing ``<!-- ghp_… -->``."""
+    from unveil.core.redact import redact
+
+    secrets = {text[f.start:f.end] for f in findings if f.category == "secrets" and f.end - f.start >= 8}
+    if not secrets:
+        return findings
+    order = sorted(secrets, key=len, reverse=True)
+
+    def clean(s: str | None) -> str | None:
+        if not s:
+            return s
+        for secret in order:
+            if secret in s:
+                s = s.replace(secret, redact(secret))
+        return s
+
+    return [replace(f, message=clean(f.message), hidden_text=clean(f.hidden_text)) for f in findings]
 
 
 def with_tokens(result: Analysis) -> Analysis:

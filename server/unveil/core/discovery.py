@@ -50,11 +50,28 @@ def display_path(path: Path, cwd: Path) -> str:
     return rel.as_posix() or "."
 
 
-def walk(root: Path, kind_map=None, onerror=None) -> Iterator[Path]:
+def escape_target(path: Path, root: Path) -> Path | None:
+    """The resolved target of ``path`` when it lies outside the folder ``root`` (both resolved,
+    so a symlink anywhere on the way counts), else ``None``. A committed ``env.md ->
+    /proc/self/environ`` or ``notes.md -> ~/.ssh/id_rsa`` would otherwise be read and its content
+    echoed into reports."""
+    try:
+        target = Path(os.path.realpath(path))
+        base = Path(os.path.realpath(root))
+    except (OSError, ValueError):
+        return None
+    if target == base or base in target.parents:
+        return None
+    return target
+
+
+def walk(root: Path, kind_map=None, onerror=None, outside=None) -> Iterator[Path]:
     """Agent files under the folder ``root`` in sorted walk order: every file
     :func:`is_agent_file` accepts or ``kind_map`` (setting ``kinds``: glob → kind id) maps to a
     kind, skipping :data:`SKIP_DIRS`; symlinked folders are not followed; only regular files.
-    ``onerror(OSError)`` is called for a folder that cannot be listed."""
+    ``onerror(OSError)`` is called for a folder that cannot be listed. A file that is a symlink
+    resolving outside ``root`` is never yielded (nor read): ``outside(path, target)`` is called
+    for it instead."""
     for folder, dirs, files in os.walk(root, onerror=onerror):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         for name in sorted(files):
@@ -63,7 +80,15 @@ def walk(root: Path, kind_map=None, onerror=None) -> Iterator[Path]:
                 wanted = is_agent_file(f) or bool(kind_map and kinds.mapped_kind(str(f), kind_map))
             except (OSError, ValueError):
                 continue
-            if wanted and is_regular(f):
+            if not wanted:
+                continue
+            if os.path.islink(f):
+                target = escape_target(f, root)
+                if target is not None:
+                    if outside is not None:
+                        outside(f, target)
+                    continue
+            if is_regular(f):
                 yield f
 
 
@@ -74,13 +99,21 @@ class Collected:
 
     files: list[tuple[str, Path]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    outside: list[tuple[str, Path, Path]] = field(default_factory=list)
+    """``(display path, absolute path, resolved target)`` of symlinks that leave the scanned root:
+    never read, reported as ``UNV020`` findings."""
 
 
 def collect(paths: Sequence[str], cwd: Path | None = None, kind_map=None) -> Collected:
     """Expand command-line paths: files are taken as given (whatever their kind); folders are
     walked with :func:`walk`. Only regular files (or symlinks to them) are taken: one named on the
     command line that is not adds a "not a regular file" error, so nothing ever blocks opening it.
-    A path that does not exist or a folder that cannot be listed adds an error message."""
+    A path that does not exist or a folder that cannot be listed adds an error message.
+
+    Symlinks that leave the scanned root go to :attr:`Collected.outside` and are never read: for
+    a walked folder the root is that folder; for a file named on the command line it is the
+    working directory ``cwd`` (so ``unveil check CLAUDE.md`` in CI does not read
+    ``CLAUDE.md -> /proc/self/environ``; name the target itself to scan it)."""
     cwd = (cwd or Path.cwd()).resolve()
     out = Collected()
     seen: set[Path] = set()
@@ -102,10 +135,16 @@ def collect(paths: Sequence[str], cwd: Path | None = None, kind_map=None) -> Col
             def onerror(exc: OSError, p: Path = p) -> None:
                 out.errors.append(f"{display_path(Path(exc.filename or p), cwd)}: cannot list folder: {exc.strerror or exc}")
 
-            for f in walk(p, kind_map, onerror):
+            def escaped(f: Path, target: Path) -> None:
+                out.outside.append((display_path(f.absolute(), cwd), f.absolute(), target))
+
+            for f in walk(p, kind_map, onerror, escaped):
                 add(f)
         elif p.exists():
-            if is_regular(p):
+            target = escape_target(p, cwd) if os.path.islink(p) else None
+            if target is not None:
+                out.outside.append((display_path(p, cwd), p, target))
+            elif is_regular(p):
                 add(p)
             else:
                 out.errors.append(f"{raw}: not a regular file")

@@ -1017,6 +1017,10 @@ def _finding(pr: PatternRule, dc: cx.DocContext, vs: int, ve: int, timeout: floa
             pass  # keep the hit rather than miss it
     j = cx.judge(dc, pr.options, pr.rule.severity, vs, ve, pr.raise_if, pr.lower_if, timeout)
     matched = view.text[vs:ve]
+    if pr.rule.category == "secrets":  # never print a secret: CI logs and SARIF uploads are public
+        from unveil.core.redact import redact
+
+        matched = redact(matched)
     try:
         msg = pr.message.format(match=_clip(matched))
     except (KeyError, IndexError, ValueError):
@@ -1032,7 +1036,7 @@ def _finding(pr: PatternRule, dc: cx.DocContext, vs: int, ve: int, timeout: floa
         oend,
         msg,
         category=pr.rule.category,
-        hidden_text=matched if (j.region == "hidden" and matched != original) else None,
+        hidden_text=matched if (j.region == "hidden" and view.text[vs:ve] != original) else None,
         data={"region": j.region, "context": list(j.reasons), "base_severity": pr.rule.severity.label,
               "combo": pr.combo},
     )
