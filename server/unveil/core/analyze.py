@@ -79,6 +79,7 @@ def analyze(
     rules: RuleSet | None = None,
     count_tokens: bool = True,
     reader=None,
+    resolve_imports: bool = True,
 ) -> Analysis:
     """Analyse ``text`` (the file at ``path``, if known; it selects the file kind).
 
@@ -93,8 +94,8 @@ def analyze(
     md = markdown.parse(doc)
     fm = frontmatter.parse(text)
     kind = kinds.detect_kind(path, fm.mapping, settings.kind_map)
-    ctx = Context(doc=doc, markdown=md, kind=kind, settings=settings, path=path,
-                  imports=_resolve_imports(text, path, kind, md, reader), frontmatter=fm)
+    tree = _resolve_imports(text, path, kind, md, reader) if resolve_imports else None
+    ctx = Context(doc=doc, markdown=md, kind=kind, settings=settings, path=path, imports=tree, frontmatter=fm)
     found: list[Finding] = []
     for check in all_checks():
         try:
@@ -114,6 +115,8 @@ def analyze(
                     category="internal",
                 )
             )
+    if tree is not None:
+        found.extend(_imported_findings(tree, settings, rules))
     findings = _redact_secrets(_apply_metadata(found, rules or bundled_rules(), settings, path, doc), text)
     suppressed: list[Finding] = []
     try:
@@ -197,6 +200,39 @@ def with_tokens(result: Analysis) -> Analysis:
         for f in result.findings
     ]
     return result
+
+
+_IMPORTED_CACHE: dict[tuple[str, str, str], list] = {}
+_IMPORTED_CACHE_MAX = 256
+
+
+def _imported_findings(tree, settings: Settings, rules: RuleSet | None) -> list[Finding]:
+    """:func:`unveil.core.imports.import_findings` with every imported file analysed by every rule
+    (its own imports are not resolved again: the root's tree already holds them). Analyses are
+    cached per (path, text, settings) so an editor re-analysing the root per keystroke does not
+    re-analyse unchanged imported files."""
+    from unveil.core import imports
+
+    key_settings = repr(settings)
+
+    def analyse(p: str, body: str) -> list:
+        key = (p, body, key_settings)
+        hit = _IMPORTED_CACHE.get(key)
+        if hit is None:
+            sub = analyze(body, p, settings, rules=rules, count_tokens=False, resolve_imports=False)
+            hit = [(f, sub.doc) for f in sub.findings]
+            if len(_IMPORTED_CACHE) >= _IMPORTED_CACHE_MAX:
+                _IMPORTED_CACHE.clear()
+            _IMPORTED_CACHE[key] = hit
+        return hit
+
+    try:
+        return imports.import_findings(tree, analyse)
+    except Exception as exc:  # noqa: BLE001 - never lose the root's own findings
+        log.error("imported-file findings failed: %s\n%s", exc, traceback.format_exc())
+        return [Finding(INTERNAL_RULE, Severity.ERROR, 0, 0,
+                        f"unveil could not analyse this file's imports ({type(exc).__name__}: {exc})",
+                        category="internal")]
 
 
 def _resolve_imports(text, path, kind, md, reader):

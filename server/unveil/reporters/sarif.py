@@ -62,6 +62,31 @@ def _uri(path: str) -> tuple[str, str | None]:
     return quote(PurePosixPath(*p.parts).as_posix(), safe="/", errors="surrogateescape"), SRCROOT
 
 
+def _related_location(index: int, rel: tuple) -> dict:
+    """A SARIF ``location`` for one ``Finding.related`` entry (1-based, code-point columns)."""
+    path, sl, sc, el, ec, message = rel
+    uri, base = _uri(display_related(path))
+    artifact = {"uri": uri}
+    if base:
+        artifact["uriBaseId"] = base
+    return {
+        "id": index,
+        "physicalLocation": {
+            "artifactLocation": artifact,
+            "region": {"startLine": sl + 1, "startColumn": sc + 1, "endLine": el + 1, "endColumn": ec + 1},
+        },
+        "message": {"text": no_lone_surrogates(message)},
+    }
+
+
+def display_related(path: str) -> str:
+    """A related file's path relative to the working directory when inside it, else absolute."""
+    try:
+        return Path(path).resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except (ValueError, OSError):
+        return path
+
+
 def render(
     results: Iterable[FileResult],
     notifications: Iterable[str] = (),
@@ -113,6 +138,8 @@ def render(
             }
             if f.hidden_text is not None:
                 result["properties"]["hiddenText"] = no_lone_surrogates(f.hidden_text)
+            if f.related:
+                result["relatedLocations"] = [_related_location(i, rel) for i, rel in enumerate(f.related)]
             out_results.append(result)
     base_dir = Path(root) if root is not None else Path.cwd()
     base_uri = base_dir.resolve().as_uri()

@@ -32,7 +32,24 @@ def to_diagnostic(finding: Finding, index: int, analysis: Analysis, version: int
         code_description=types.CodeDescription(href=rule.doc_url) if rule is not None else None,
         source=SOURCE,
         data={"version": version, "index": index},
+        related_information=related_information(finding) or None,
     )
+
+
+def related_information(finding: Finding) -> list[types.DiagnosticRelatedInformation]:
+    """``Finding.related`` as LSP related information (the imported file's lines; columns are
+    the finding's code-point columns, exact for text without astral characters in UTF-16)."""
+    from pathlib import Path
+
+    out = []
+    for path, sl, sc, el, ec, message in finding.related:
+        try:
+            uri = Path(path).absolute().as_uri()
+        except ValueError:
+            continue
+        rng = types.Range(types.Position(sl, sc), types.Position(el, ec))
+        out.append(types.DiagnosticRelatedInformation(types.Location(uri, rng), message))
+    return out
 
 
 def to_diagnostics(analysis: Analysis, version: int | None, encoding: str,
