@@ -52,15 +52,20 @@ EXIT_ERROR = 2
 FAIL_ON = ("error", "warning", "info", "hint", "never")
 
 
-def project_settings(path: str | None, layer: dict | None, seen: set[str]) -> Settings:
+def project_settings(path: str | None, layer: dict | None, seen: set[str], *, isolated: bool = False,
+                     config_file: str | None = None, out: dict | None = None) -> Settings:
     """Settings for one file: defaults < nearest ``.unveil.toml`` / ``pyproject.toml``
     ``[tool.unveil]`` (:mod:`unveil.core.project`; searched from the file, else the working
-    directory) < the command-line ``layer``. Config and rule-file problems are printed on
-    stderr once each (``seen``) and never change the exit status."""
+    directory; none with ``isolated``, ``config_file`` instead of the search) < the command-line
+    ``layer``. Config and rule-file problems are printed on stderr once each (``seen``) and never
+    change the exit status. ``out["config"]`` receives the :class:`~unveil.core.project.ProjectConfig` used."""
     from unveil.core import project
     from unveil.core.checks.directives import load_pattern_rules
 
-    settings, cfg = project.settings_for(path, [layer or {}], fallback_dir=Path.cwd())
+    settings, cfg = project.settings_for(path, [layer or {}], fallback_dir=Path.cwd(), isolated=isolated,
+                                         config_file=config_file)
+    if out is not None:
+        out["config"] = cfg
     problems = list(cfg.errors) if cfg is not None else []
     if settings.rules_paths:
         problems += [f"rule file error: {e}" for e in load_pattern_rules(tuple(settings.rules_paths)).errors]
@@ -71,8 +76,32 @@ def project_settings(path: str | None, layer: dict | None, seen: set[str]) -> Se
     return settings
 
 
+def _config_info(cfg, path: str, isolated: bool) -> tuple[dict, list]:
+    """``analysis.extra["config"]`` for a file governed by ``cfg`` and the ``UNV021`` finding when
+    ``cfg`` is a nested configuration that weakens security categories."""
+    from unveil.core import project
+    from unveil.core.findings import Finding
+
+    if isolated or cfg is None:
+        return {"isolated": isolated, "path": None, "effects": []}, []
+    shown = display_path(Path(cfg.path).absolute(), Path.cwd().resolve())
+    info = {"isolated": False, "path": shown, "effects": project.effects(cfg)}
+    nested = project.nested_weakening(cfg)
+    if nested is None:
+        return info, []
+    root, cats = nested
+    msg = (f"Project configuration {shown}, below the repository root, turns off or lowers security rules "
+           f"({', '.join(cats)}) for the files in its folder, this one included: "
+           + "; ".join(info["effects"]) + ". Run with --isolated to scan without it")
+    return info, [Finding(NESTED_CONFIG_RULE, Severity.WARNING, 0, 0, msg, category="internal")]
+
+
+NESTED_CONFIG_RULE = "UNV021"
+
+
 def analyze_paths(paths: Sequence[str], settings: Settings,
-                  layer: dict | None = None) -> tuple[list[FileResult], list[str]]:
+                  layer: dict | None = None, *, isolated: bool = False,
+                  config_file: str | None = None) -> tuple[list[FileResult], list[str]]:
     """Read and analyse every file ``paths`` expand to. Returns the results and the error
     messages (each also logged to stderr by the caller). With ``layer`` (the command-line
     settings as a camelCase mapping), each file's settings come from
@@ -90,8 +119,17 @@ def analyze_paths(paths: Sequence[str], settings: Settings,
             errors.append(f"{shown}: cannot read: {exc.strerror or exc}")
             continue
         try:
-            file_settings = settings if layer is None else project_settings(str(absolute), layer, seen)
+            used: dict = {}
+            file_settings = settings if layer is None else project_settings(
+                str(absolute), layer, seen, isolated=isolated, config_file=config_file, out=used)
             analysis = analyze(text, str(absolute), file_settings)
+            if layer is not None:
+                info, extra = _config_info(used.get("config"), str(absolute), isolated)
+                analysis.extra["config"] = info
+                if extra:
+                    from unveil.core.analyze import add_findings
+
+                    add_findings(analysis, extra)
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as exc:  # noqa: BLE001 - analyze() should never raise; one file never stops the rest
@@ -103,7 +141,8 @@ def analyze_paths(paths: Sequence[str], settings: Settings,
         from unveil.core.analyze import refused
 
         for shown, absolute, target in collected.outside:
-            file_settings = settings if layer is None else project_settings(str(absolute), layer, seen)
+            file_settings = settings if layer is None else project_settings(
+                str(absolute), layer, seen, isolated=isolated, config_file=config_file)
             try:
                 shown_target = os.readlink(absolute)
             except OSError:
@@ -268,7 +307,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     except UsageError as exc:
         _error(str(exc))
         return EXIT_ERROR
-    results, errors = analyze_paths(args.paths, settings, getattr(args, "cli_layer", {}))
+    results, errors = analyze_paths(args.paths, settings, getattr(args, "cli_layer", {}),
+                                    isolated=args.isolated, config_file=args.config)
     bad_prices = _file_price_errors(results, DEFAULT_SETTINGS)
     for e in errors + bad_prices:
         _error(e)
@@ -434,7 +474,8 @@ def cmd_cost(args: argparse.Namespace) -> int:
         for e in bad_prices:
             _error(e.removesuffix("; using the bundled prices"))
         return EXIT_ERROR
-    results, errors = analyze_paths(args.paths, settings, getattr(args, "cli_layer", {}))
+    results, errors = analyze_paths(args.paths, settings, getattr(args, "cli_layer", {}),
+                                    isolated=args.isolated, config_file=args.config)
     errors += _file_price_errors(results, settings)
     for e in errors:
         _error(e)
@@ -623,6 +664,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--no-inline-suppressions", action="store_true",
                        help="ignore <!-- unveil-ignore… --> comments (audit files you do not trust)")
 
+    def config_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--isolated", action="store_true",
+                       help="ignore all project configuration (.unveil.toml, [tool.unveil]): scan a repository "
+                            "you do not trust with the defaults")
+        p.add_argument("--config", metavar="FILE",
+                       help="use this configuration file instead of searching for .unveil.toml / pyproject.toml")
+
     def kind_option(p: argparse.ArgumentParser) -> None:
         p.add_argument("--kind", action="append", metavar="GLOB=KIND",
                        help="treat files matching GLOB as kind KIND, e.g. 'docs/agents/*.md=claude-agent' "
@@ -635,6 +683,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="exit 1 when a finding is at or above this severity (default: error)")
     rule_options(check)
     kind_option(check)
+    config_options(check)
     check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                        help="colour the text format (auto: only on a terminal, unless NO_COLOR is set)")
@@ -646,6 +695,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="models to price, by id or display name (comma-separated)")
     cost.add_argument("--prices-file", metavar="FILE", help="TOML price table overriding the bundled one")
     kind_option(cost)
+    config_options(cost)
     cost.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
 
     rules = sub.add_parser("rules", help="list the bundled rules")

@@ -160,7 +160,8 @@ def test_json_shape_and_values(tmp_path, monkeypatch, fake_checks, run, write):
                 ],
                 "suppressed": 0,
             }
-        ]
+        ],
+        "config": {"isolated": False, "applied": []},
     }
 
 

@@ -167,6 +167,15 @@ def refused(path: str, target: str, settings: Settings = DEFAULT_SETTINGS, *,
     return result
 
 
+def add_findings(result: Analysis, extra: list[Finding]) -> Analysis:
+    """Add findings computed outside :func:`analyze` (e.g. a nested project configuration that
+    weakens the scan, which that configuration itself must not be able to silence): sorted in,
+    grade recomputed. Returns ``result`` (modified in place)."""
+    result.findings = sorted(result.findings + list(extra), key=lambda f: (f.start, f.end, f.rule))
+    result.grade = grading.grade(result.findings)
+    return result
+
+
 def _redact_secrets(findings: list[Finding], text: str) -> list[Finding]:
     """Every secret a ``secrets`` finding located is shown redacted (:func:`unveil.core.redact.redact`)
     in every finding's message and ``hidden_text``, e.g. a comment revealing ``<!-- ghp_… -->``."""

@@ -59,5 +59,8 @@ def file_dict(result: FileResult) -> dict:
 
 def render(results: Iterable[FileResult]) -> str:
     """The whole report as a JSON document (UTF-8 safe, ends with a newline)."""
-    data = {"files": [file_dict(r) for r in results]}
+    from unveil.reporters.common import config_summary
+
+    results = list(results)
+    data = {"files": [file_dict(r) for r in results], "config": config_summary(results)}
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"

@@ -148,6 +148,16 @@ def render(
     invocation: dict = {"executionSuccessful": not notes}
     if notes:
         invocation["toolExecutionNotifications"] = [{"level": "error", "message": {"text": n}} for n in notes]
+    from unveil.reporters.common import config_summary
+
+    config = config_summary(results)
+    if config["isolated"] or config["applied"]:
+        invocation["properties"] = {"config": config}
+    for a in config["applied"]:  # a scanned repository's own configuration never blinds silently
+        if a["effects"]:
+            invocation.setdefault("toolExecutionNotifications", []).append(
+                {"level": "warning", "message": {"text": f"project configuration {a['path']} turns off or lowers: "
+                                                         + "; ".join(a["effects"])}})
     log = {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",

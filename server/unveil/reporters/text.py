@@ -93,4 +93,7 @@ def render(results: Iterable[FileResult], colour: bool = False, errors: int = 0)
         lines.append(f"No findings in {_plural(len(results), 'file')}.")
     if errors:
         lines.append(f"{_plural(errors, 'path')} could not be read (see above).")
+    from unveil.reporters.common import config_lines, config_summary
+
+    lines.extend(config_lines(config_summary(results)))
     return "\n".join(lines) + "\n"
