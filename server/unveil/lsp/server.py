@@ -78,6 +78,8 @@ class UnveilServer(LanguageServer):
         self._config_stamps: dict[Any, Any] = {}  # config file → (mtime_ns, size) last used
         self._shown_config_problems: dict[Any, tuple[str, ...]] = {}
         self.listeners: list[Any] = []  # objects with optional on_change/on_close/on_analysed/on_initialized
+        self.isolated = False  # initializationOptions isolated: no project configuration (untrusted workspace)
+        self._config_used: dict[str | None, Any] = {}  # document path → ProjectConfig its settings came from
 
     # -- errors -------------------------------------------------------------------------
     def report_server_error(self, error: Exception, source: Any) -> None:
@@ -190,8 +192,40 @@ class UnveilServer(LanguageServer):
         t0 = time.perf_counter()
         reader = imports_mod.disk_reader(overrides=open_texts)
         analysis = analyze_mod.analyze(text, path, settings, count_tokens=False, reader=reader)
+        note = self._config_findings(analysis, path)
         diags = to_diagnostics(analysis, version, encoding)
+        if note is not None:
+            diags.append(note)
         return analysis, diags, time.perf_counter() - t0
+
+    def _config_findings(self, analysis: Analysis, path: str | None):
+        """Add ``UNV021`` (a nested project configuration that weakens security rules) to
+        ``analysis``; return the Information diagnostic on line 1 naming the project configuration
+        and what it turns off or lowers (``None`` when it weakens nothing or none applies)."""
+        from unveil.core import project
+        from unveil.core.findings import Finding, Severity
+
+        cfg = self._config_used.get(path)
+        if cfg is None or self.isolated:
+            return None
+        effects = project.effects(cfg)
+        nested = project.nested_weakening(cfg)
+        if nested is not None:
+            msg = (f"Project configuration {cfg.path}, below the repository root, turns off or lowers security "
+                   f"rules ({', '.join(nested[1])}) for the files in its folder, this one included: "
+                   + "; ".join(effects))
+            analyze_mod.add_findings(analysis, [Finding("UNV021", Severity.WARNING, 0, 0, msg, category="internal")])
+        if not effects:
+            return None
+        return types.Diagnostic(
+            range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+            message=f"Project configuration {cfg.path} applies to this file and turns off or lowers: "
+                    + "; ".join(effects),
+            severity=types.DiagnosticSeverity.Information,
+            code="config",
+            source="unveil",
+            data={"config": str(cfg.path)},
+        )
 
     async def _run_compute(self, uri: str, doc: TextDocument, key: Key) -> _Entry:
         loop = asyncio.get_running_loop()
@@ -339,10 +373,11 @@ class UnveilServer(LanguageServer):
         except RuntimeError:
             root = None
         try:
-            settings, cfg = project.settings_for(path, self.editor_layers, fallback_dir=root)
+            settings, cfg = project.settings_for(path, self.editor_layers, fallback_dir=root, isolated=self.isolated)
         except Exception:  # noqa: BLE001 - configuration never stops analysis
             log.exception("project configuration failed for %s", path)
             return self.settings
+        self._config_used[path] = cfg
         if cfg is not None:
             old = self._config_stamps.get(cfg.path)
             self._config_stamps[cfg.path] = cfg.stamp
