@@ -12,6 +12,7 @@ Commands::
 Exit status of ``check``: 0 when no finding is at or above ``--fail-on`` (default ``error``),
 1 when one is, 2 on a usage error or when a path could not be read (the other paths are still
 scanned and reported). ``cost``, ``rules`` and ``explain`` exit 0, or 2 on usage and I/O errors.
+Any command exits 3 when unveil itself fails (an internal error: one line on stderr).
 
 Files are read as bytes and decoded as strict UTF-8; a file with invalid UTF-8 is decoded with
 ``surrogateescape`` so no byte is lost (each bad byte becomes one code point U+DC80..U+DCFF,
@@ -48,6 +49,8 @@ log = logging.getLogger("unveil.cli")
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
+EXIT_INTERNAL = 3
+"""unveil itself failed (a bug): one line on stderr, distinct from findings (1) and usage/I/O errors (2)."""
 
 FAIL_ON = ("error", "warning", "info", "hint", "never")
 
@@ -404,7 +407,7 @@ def _price_table(rows, indent: str = "  ") -> list[str]:
         def usd(x: float) -> str:
             return ("≈" if approx and x else "") + format_usd(x)  # "$0" is exact whatever the tokenizer
 
-        body.append((_model_name(r.model), usd(session), usd(invoke), usd(per_1000)))
+        body.append((printable(_model_name(r.model)), usd(session), usd(invoke), usd(per_1000)))
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(4)]
     lines = []
     for row in [header, *body]:
@@ -530,8 +533,14 @@ def cmd_cost(args: argparse.Namespace) -> int:
         text = json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n"
         text = no_lone_surrogates(text)
     elif (folder_given or len(files) > 1) and files:
-        # a folder or several files: one table, a row per file, subtotals per kind and totals
-        lines = ws.format_table(summary)
+        # a folder or several files: one table, a row per file, subtotals per kind and totals;
+        # file names are escaped as `check` does (a name may hold ANSI escapes or bidi controls)
+        shown = ws.summarize(
+            [ws.file_entry(r.analysis, printable(r.path),
+                           Path(r.analysis.path).absolute().as_uri() if r.analysis.path else "") for r in results],
+            Path.cwd().absolute().as_uri(), settings,
+        )
+        lines = ws.format_table(shown)
         total_rows = _sum_rows([rows for r, _, rows in files if rows and r.analysis.kind != ws.UNKNOWN_KIND])
         if total_rows:
             lines.append("")
@@ -728,3 +737,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except KeyboardInterrupt:
         return 130
+    except SystemExit:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - an internal failure is not "findings found"
+        log.debug("internal error", exc_info=True)
+        detail = " ".join(str(exc).split())[:300]
+        _error(f"internal error: {type(exc).__name__}: {detail} (this is a bug in unveil; "
+               "rerun with UNVEIL_DEBUG=1 for the traceback)")
+        if os.environ.get("UNVEIL_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        return EXIT_INTERNAL

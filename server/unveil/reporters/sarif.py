@@ -24,7 +24,7 @@ from urllib.parse import quote
 from unveil import __version__
 from unveil.core.findings import Severity
 from unveil.core.rules import Rule, bundled_rules
-from unveil.reporters.common import FileResult, no_lone_surrogates, span
+from unveil.reporters.common import FileResult, no_lone_surrogates, printable, span
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/unveil-lsp/unveil"
@@ -95,7 +95,7 @@ def render(
     """The SARIF log as JSON text. ``root`` is the folder relative paths are relative to
     (default: the working directory); ``notifications`` are messages about unreadable paths."""
     results = list(results)
-    notes = [no_lone_surrogates(n) for n in notifications]
+    notes = [printable(no_lone_surrogates(n)) for n in notifications]
     descriptors = [rule_descriptor(r) for r in bundled_rules()]
     index = {d["id"]: i for i, d in enumerate(descriptors)}
     out_results = []
@@ -120,7 +120,9 @@ def render(
                 "ruleId": f.rule,
                 "ruleIndex": index[f.rule],
                 "level": level(f.severity),
-                "message": {"text": no_lone_surrogates(f.message) or f.rule},
+                # messages of user rules and names from user price/rule files are escaped
+                # (printable): a terminal or log viewer never runs an escape sequence from them
+                "message": {"text": printable(no_lone_surrogates(f.message)) or f.rule},
                 "locations": [
                     {
                         "physicalLocation": {
