@@ -102,6 +102,22 @@ needs time in proportion to the text, so a fixed bound would cut it off on a lar
 padded 10 MB file would hide its payload from every rule); a catastrophic pattern still stops."""
 
 
+USER_BUDGET_S = 2.0
+"""Most seconds all user (non-bundled) patterns together may take on one file; the rest of the user
+patterns are then skipped for that file with one ``UNV023`` finding."""
+DISABLE_AFTER = 3
+"""A pattern that timed out on this many files is disabled for the rest of the run (process):
+each later file gets one ``UNV024`` finding, and the disabling is logged once."""
+_timeouts: dict[tuple[str, str], int] = {}
+
+
+def _is_user(pr) -> bool:
+    from unveil.core.rules import bundled_rules_dir
+
+    src = str(pr.rule.source or "")
+    return bool(src) and not src.startswith(str(bundled_rules_dir()))
+
+
 def pattern_timeout(n_chars: int) -> float:
     """Time bound (seconds) for one pattern over a document of ``n_chars`` code points."""
     return PATTERN_TIMEOUT + max(0, n_chars - 100_000) / 1_000_000 * TIMEOUT_PER_MB
@@ -930,11 +946,30 @@ def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[F
     words = _word_index(folded) if len(folded) > _WINDOW_MIN_TEXT else None
     lines: _Lines | None = None
     out: list[Finding] = []
+    user_spent = 0.0
+    budget_noted = False
     for pr in prules.rules:
         if "*" not in pr.kinds and kind not in pr.kinds:
             continue
+        user = _is_user(pr)
+        if user and user_spent > USER_BUDGET_S:
+            if not budget_noted:
+                budget_noted = True
+                out.append(Finding("UNV023", Severity.WARNING, 0, 0,
+                                   f"user pattern rules took more than {USER_BUDGET_S:.1f} s on this file; rule "
+                                   f"{pr.id} and the user rules after it were not run on it", category="internal",
+                                   data={"rule": pr.id}))
+            continue
         seen: list[tuple[int, int]] = []  # one finding per overlapping stretch, whichever pattern hit first
         for i, pat in enumerate(pr.patterns):
+            tkey = (pr.id, pat.pattern)
+            if _timeouts.get(tkey, 0) >= DISABLE_AFTER:
+                out.append(Finding("UNV024", Severity.WARNING, 0, 0,
+                                   f"rule {pr.id} ({pr.rule.source}): pattern {_clip(pat.pattern, 60)!r} timed out on "
+                                   f"{DISABLE_AFTER} files and is disabled for this run; it did not check this file",
+                                   category="internal", data={"rule": pr.id}))
+                continue
+            started = time.monotonic()
             clauses = pr.prefilters[i] if i < len(pr.prefilters) else ()
             if clauses and not _may_match(clauses, folded, present, words):
                 continue
@@ -978,6 +1013,10 @@ def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[F
                         seen.append((f.start, f.end))
                         out.append(f)
             except TimeoutError:
+                _timeouts[tkey] = _timeouts.get(tkey, 0) + 1
+                if _timeouts[tkey] == DISABLE_AFTER:
+                    log.warning("rule %s: pattern %r timed out on %d files; disabled for this run",
+                                pr.id, _clip(pat.pattern, 60), DISABLE_AFTER)
                 o = dc.view.orig_start(last)
                 where = (f"after its last match on line {ctx.doc.line_of(o) + 1}" if last
                          else "anywhere in the file")
@@ -993,6 +1032,9 @@ def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[F
                         data={"rule": pr.id, "offset": o},
                     )
                 )
+            finally:
+                if user:
+                    user_spent += time.monotonic() - started
     return out
 
 
