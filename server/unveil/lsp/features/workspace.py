@@ -285,7 +285,7 @@ class WorkspaceIndex:
         if (refresh or not self.scanned) and not self.scanning:
             await self.scan()
         entries = dict(self.entries)
-        for uri in list(self.server.workspace.text_documents):
+        for uri in [d.uri for d in list(self.server.workspace.text_documents.values())]:  # the client's URIs
             got = await self.server.get_analysis(uri, with_tokens=True)
             if got is None:
                 continue
