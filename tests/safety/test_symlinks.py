@@ -62,3 +62,24 @@ def test_secret_values_are_redacted_everywhere(tmp_path, monkeypatch, capsys):
         code, out, err = _run(capsys, "check", ".", "--format", fmt)
         assert TOKEN not in out, fmt
         assert "ghp_…3z12" in out, fmt
+
+
+def test_workspace_scan_reports_symlink_out_and_never_reads_it(tmp_path):
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.dirname(__file__))
+    from rpc import RawServer
+
+    (tmp_path / "env.md").symlink_to("/proc/self/environ")
+    (tmp_path / "AGENTS.md").write_text("hello\n")
+    env = dict(os.environ, GITHUB_TOKEN=TOKEN)
+    s = RawServer(env=env)
+    try:
+        s.initialize(tmp_path.as_uri())
+        uri = (tmp_path / "env.md").as_uri()
+        p = s.publish(uri, timeout=120)
+        assert [d["code"] for d in p["diagnostics"]] == ["UNV020"]
+        assert all(TOKEN not in str(m) and TOKEN[4:20] not in str(m) for m in s.seen)
+    finally:
+        s.kill()
