@@ -42,7 +42,7 @@ from unveil.core import kinds
 from unveil.core.config import DEFAULT_SETTINGS, Settings
 from unveil.core.discovery import SKIP_DIRS, Collected, collect, display_path, is_agent_file, read_text  # noqa: F401
 from unveil.core.findings import Severity
-from unveil.reporters.common import FileResult, kind_label, printable
+from unveil.reporters.common import FileResult, config_lines, config_summary, kind_label, printable
 
 log = logging.getLogger("unveil.cli")
 
@@ -527,6 +527,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
             },
             "price_note": _estimate_note(all_rows),
             "workspace": summary.to_dict(),
+            "config": config_summary(results),
         }
         from unveil.reporters.common import no_lone_surrogates
 
@@ -569,6 +570,10 @@ def cmd_cost(args: argparse.Namespace) -> int:
         if not files:
             lines.append("No files to measure.")
         text = "\n".join(lines).rstrip("\n") + "\n"
+    if args.format != "json":
+        extra = config_lines(config_summary(results))
+        if extra:
+            text += "\n".join(extra) + "\n"
     try:
         _emit(text, getattr(args, "output", None))
     except OSError as exc:
