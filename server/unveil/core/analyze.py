@@ -22,6 +22,11 @@ log = logging.getLogger(__name__)
 INTERNAL_RULE = "UNV001"
 
 
+class Cancelled(Exception):
+    """Raised by :func:`analyze` between checks when its ``cancelled()`` callback says the result
+    is no longer wanted (the language server: the document changed again)."""
+
+
 @dataclass
 class Analysis:
     """Everything the adapters show for one version of one document.
@@ -80,6 +85,7 @@ def analyze(
     count_tokens: bool = True,
     reader=None,
     resolve_imports: bool = True,
+    cancelled=None,
 ) -> Analysis:
     """Analyse ``text`` (the file at ``path``, if known; it selects the file kind).
 
@@ -98,6 +104,8 @@ def analyze(
     ctx = Context(doc=doc, markdown=md, kind=kind, settings=settings, path=path, imports=tree, frontmatter=fm)
     found: list[Finding] = []
     for check in all_checks():
+        if cancelled is not None and cancelled():
+            raise Cancelled("a newer version of the document exists")
         try:
             found.extend(check(ctx))
         except (KeyboardInterrupt, SystemExit):

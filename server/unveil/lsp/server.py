@@ -225,7 +225,7 @@ class UnveilServer(LanguageServer):
         return delay
 
     def _compute(self, text: str, path: str | None, settings: Settings, version: int | None, encoding: str,
-                 open_texts: dict[str, str] | None = None):
+                 open_texts: dict[str, str] | None = None, cancelled=None):
         """Worker-thread part: analysis plus diagnostics. Returns ``(analysis, diagnostics, seconds)``.
         ``open_texts`` (path → unsaved text) is read before the disk when resolving @imports."""
         from unveil.core import imports as imports_mod
@@ -233,7 +233,7 @@ class UnveilServer(LanguageServer):
 
         t0 = time.perf_counter()
         reader = imports_mod.disk_reader(overrides=open_texts)
-        analysis = analyze_mod.analyze(text, path, settings, count_tokens=False, reader=reader)
+        analysis = analyze_mod.analyze(text, path, settings, count_tokens=False, reader=reader, cancelled=cancelled)
         note = self._config_findings(analysis, path)
         diags = to_diagnostics(analysis, version, encoding)
         if note is not None:
@@ -271,9 +271,13 @@ class UnveilServer(LanguageServer):
 
     async def _run_compute(self, uri: str, doc: TextDocument, key: Key) -> _Entry:
         loop = asyncio.get_running_loop()
+        def stale() -> bool:  # worker thread: stop between checks once the document moved on
+            current = self.open_document(uri)
+            return current is None or getattr(current, "change_count", 0) != key[3] or self._epoch.get(uri) != key[0]
+
         fut = loop.run_in_executor(
             self.executor, self._compute, doc.source, doc.path, self.settings_for(doc.path), doc.version, self.encoding,
-            self.open_texts(),
+            self.open_texts(), stale,
         )
         self._inflight[uri] = (key, fut)
         try:
@@ -299,12 +303,17 @@ class UnveilServer(LanguageServer):
         entry = self._cache.get(uri)
         if entry is not None and entry.key == key:
             return entry
-        inflight = self._inflight.get(uri)
-        if inflight is not None and inflight[0] == key:
-            analysis, diags, _ = await asyncio.shield(inflight[1])
-            cached = self._cache.get(uri)
-            return cached if cached is not None and cached.key == key else _Entry(key, analysis, diags)
-        return await self._run_compute(uri, doc, key)
+        try:
+            inflight = self._inflight.get(uri)
+            if inflight is not None and inflight[0] == key:
+                analysis, diags, _ = await asyncio.shield(inflight[1])
+                cached = self._cache.get(uri)
+                return cached if cached is not None and cached.key == key else _Entry(key, analysis, diags)
+            return await self._run_compute(uri, doc, key)
+        except analyze_mod.Cancelled:
+            if self.current_key(uri) == key:  # cancelled for another reason: do not loop
+                raise
+            return await self.get_entry(uri)  # the document moved on: analyse its current version
 
     async def get_analysis(self, uri: str, *, with_tokens: bool = False) -> tuple[Analysis, int | None] | None:
         """``(analysis, version)`` for ``uri``'s current version, as :meth:`get_entry`;
@@ -328,7 +337,10 @@ class UnveilServer(LanguageServer):
         done, _ = await asyncio.wait({task}, timeout=TIME_BUDGET_S)
         if not done:
             self._publish_in_progress(uri, key)
-        entry = await task
+        try:
+            entry = await task
+        except analyze_mod.Cancelled:
+            return  # a newer version exists; the scheduler runs again for it
         if entry is None:
             return
         doc = self.open_document(uri)
