@@ -81,6 +81,7 @@ def test_fan_out_bomb_expands_each_file_once(tmp_path):
     assert len(tree.expanded) == 5
     pin = [f for f in result.findings if f.rule == "PIN001"]
     assert len(pin) == 8  # one per import line
+    assert len([f for f in result.findings if f.rule == "IMP001"]) == 1  # f5 is too deep: said once
     assert len(result.findings) < 40
 
 

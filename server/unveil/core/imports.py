@@ -115,7 +115,8 @@ class ImportNode:
     * ``status`` — ``"ok"``; ``"missing"`` (no readable file); ``"cycle"`` (the path is already
       on the chain from the root: the host skips it); ``"too-deep"`` (beyond the host's depth:
       not loaded); ``"outside"`` (resolves outside the project: never read);
-      ``"bound"`` (beyond :data:`MAX_TOTAL_FILES` / :data:`MAX_TOTAL_CHARS`: not read).
+      ``"bound"`` (beyond :data:`MAX_TOTAL_FILES` / :data:`MAX_TOTAL_CHARS`: not read);
+      ``"duplicate"`` (the same too-deep or cyclic import again in one file: reported once).
     * ``depth`` — hops from the root (a root's own import has depth 1).
     * ``text`` — the imported file's text when read (``status == "ok"``), else ``None``.
     * ``children`` — the imports found in ``text``.
@@ -271,8 +272,17 @@ def resolve(
 
     def expand(importer: str, refs: list[ImportRef], depth: int, chain: tuple[str, ...]) -> list[ImportNode]:
         nodes = []
+        problems_here: set[tuple[str, str]] = set()
         for ref in refs:
             target = resolve_path(ref.target, importer, home)
+            if depth > limit or target in chain:
+                # the same problem import repeated in one file is reported once (a fan-out of
+                # twenty "@next.md" lines past the depth limit is one finding, not twenty)
+                status = "too-deep" if depth > limit else "cycle"
+                if (status, target) in problems_here:
+                    nodes.append(ImportNode(ref, importer, target, "duplicate", depth))
+                    continue
+                problems_here.add((status, target))
             if depth > limit:
                 nodes.append(ImportNode(ref, importer, target, "too-deep", depth))
                 continue
