@@ -111,11 +111,16 @@ each later file gets one ``UNV024`` finding, and the disabling is logged once.""
 _timeouts: dict[tuple[str, str], int] = {}
 
 
-def _is_user(pr) -> bool:
-    from unveil.core.rules import bundled_rules_dir
+_BUNDLED_DIR: list[str] = []
 
+
+def _is_user(pr) -> bool:
+    if not _BUNDLED_DIR:
+        from unveil.core.rules import bundled_rules_dir
+
+        _BUNDLED_DIR.append(str(bundled_rules_dir()))
     src = str(pr.rule.source or "")
-    return bool(src) and not src.startswith(str(bundled_rules_dir()))
+    return bool(src) and not src.startswith(_BUNDLED_DIR[0])
 
 
 def pattern_timeout(n_chars: int) -> float:
