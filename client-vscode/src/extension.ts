@@ -98,7 +98,9 @@ async function start(ctx: vscode.ExtensionContext): Promise<void> {
     outputChannel: log,
     traceOutputChannel: log,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
-    initializationOptions: { unveil: serverSettings() },
+    // Workspace Trust: in an untrusted (Restricted Mode) workspace the repository's own
+    // .unveil.toml / [tool.unveil] must not configure the scan, so the server ignores them.
+    initializationOptions: { unveil: { ...serverSettings(), isolated: !vscode.workspace.isTrusted } },
     synchronize: { configurationSection: 'unveil' },
   };
   const c = new LanguageClient(CLIENT_ID, 'unveil', { run: choice.executable, debug: choice.executable }, clientOptions);

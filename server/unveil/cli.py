@@ -15,6 +15,7 @@ Commands::
 Exit status of ``check``: 0 when no finding is at or above ``--fail-on`` (default ``error``),
 1 when one is, 2 on a usage error or when a path could not be read (the other paths are still
 scanned and reported). With ``--diff``: 1 when there is a fix to show, else 0. ``cost``, ``rules`` and ``explain`` exit 0, or 2 on usage and I/O errors.
+Any command exits 3 when unveil itself fails (an internal error: one line on stderr).
 
 Files are read as bytes and decoded as strict UTF-8; a file with invalid UTF-8 is decoded with
 ``surrogateescape`` so no byte is lost (each bad byte becomes one code point U+DC80..U+DCFF,
@@ -45,26 +46,33 @@ from unveil.core import kinds
 from unveil.core.config import DEFAULT_SETTINGS, Settings
 from unveil.core.discovery import SKIP_DIRS, Collected, collect, display_path, is_agent_file, read_text  # noqa: F401
 from unveil.core.findings import Severity
-from unveil.reporters.common import FileResult, kind_label, printable
+from unveil.reporters.common import FileResult, config_lines, config_summary, kind_label, printable
 
 log = logging.getLogger("unveil.cli")
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
+EXIT_INTERNAL = 3
+"""unveil itself failed (a bug): one line on stderr, distinct from findings (1) and usage/I/O errors (2)."""
 
 FAIL_ON = ("error", "warning", "info", "hint", "never")
 
 
-def project_settings(path: str | None, layer: dict | None, seen: set[str]) -> Settings:
+def project_settings(path: str | None, layer: dict | None, seen: set[str], *, isolated: bool = False,
+                     config_file: str | None = None, out: dict | None = None) -> Settings:
     """Settings for one file: defaults < nearest ``.unveil.toml`` / ``pyproject.toml``
     ``[tool.unveil]`` (:mod:`unveil.core.project`; searched from the file, else the working
-    directory) < the command-line ``layer``. Config and rule-file problems are printed on
-    stderr once each (``seen``) and never change the exit status."""
+    directory; none with ``isolated``, ``config_file`` instead of the search) < the command-line
+    ``layer``. Config and rule-file problems are printed on stderr once each (``seen``) and never
+    change the exit status. ``out["config"]`` receives the :class:`~unveil.core.project.ProjectConfig` used."""
     from unveil.core import project
     from unveil.core.checks.directives import load_pattern_rules
 
-    settings, cfg = project.settings_for(path, [layer or {}], fallback_dir=Path.cwd())
+    settings, cfg = project.settings_for(path, [layer or {}], fallback_dir=Path.cwd(), isolated=isolated,
+                                         config_file=config_file)
+    if out is not None:
+        out["config"] = cfg
     problems = list(cfg.errors) if cfg is not None else []
     if settings.rules_paths:
         problems += [f"rule file error: {e}" for e in load_pattern_rules(tuple(settings.rules_paths)).errors]
@@ -75,14 +83,38 @@ def project_settings(path: str | None, layer: dict | None, seen: set[str]) -> Se
     return settings
 
 
+def _config_info(cfg, path: str, isolated: bool) -> tuple[dict, list]:
+    """``analysis.extra["config"]`` for a file governed by ``cfg`` and the ``UNV021`` finding when
+    ``cfg`` is a nested configuration that weakens security categories."""
+    from unveil.core import project
+    from unveil.core.findings import Finding
+
+    if isolated or cfg is None:
+        return {"isolated": isolated, "path": None, "effects": []}, []
+    shown = display_path(Path(cfg.path).absolute(), Path.cwd().resolve())
+    info = {"isolated": False, "path": shown, "effects": project.effects(cfg)}
+    nested = project.nested_weakening(cfg)
+    if nested is None:
+        return info, []
+    root, cats = nested
+    msg = (f"Project configuration {shown}, below the repository root, turns off or lowers security rules "
+           f"({', '.join(cats)}) for the files in its folder, this one included: "
+           + "; ".join(info["effects"]) + ". Run with --isolated to scan without it")
+    return info, [Finding(NESTED_CONFIG_RULE, Severity.WARNING, 0, 0, msg, category="internal")]
+
+
+NESTED_CONFIG_RULE = "UNV021"
+
+
 def analyze_paths(paths: Sequence[str], settings: Settings,
                   layer: dict | None = None, collected: Collected | None = None,
-                  progress=None) -> tuple[list[FileResult], list[str]]:
+                  progress=None, *, isolated: bool = False,
+                  config_file: str | None = None) -> tuple[list[FileResult], list[str]]:
     """Read and analyse every file ``paths`` expand to (or the files of ``collected``).
     Returns the results and the error messages (each also logged to stderr by the caller).
     With ``layer`` (the command-line settings as a camelCase mapping), each file's settings
-    come from :func:`project_settings` instead of ``settings``. ``progress(shown)`` is called
-    after each file."""
+    come from :func:`project_settings` instead of ``settings`` (none with ``isolated``; only
+    ``config_file`` with it given). ``progress(shown)`` is called after each file."""
     from unveil.core.analyze import analyze
 
     seen: set[str] = set()
@@ -98,13 +130,36 @@ def analyze_paths(paths: Sequence[str], settings: Settings,
             errors.append(f"{shown}: cannot read: {exc.strerror or exc}")
             continue
         try:
-            file_settings = settings if layer is None else project_settings(str(absolute), layer, seen)
+            used: dict = {}
+            file_settings = settings if layer is None else project_settings(
+                str(absolute), layer, seen, isolated=isolated, config_file=config_file, out=used)
             analysis = analyze(text, str(absolute), file_settings)
-        except Exception as exc:  # noqa: BLE001 - analyze() should never raise; be safe anyway
+            if layer is not None:
+                info, extra = _config_info(used.get("config"), str(absolute), isolated)
+                analysis.extra["config"] = info
+                if extra:
+                    from unveil.core.analyze import add_findings
+
+                    add_findings(analysis, extra)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - analyze() should never raise; one file never stops the rest
             log.exception("analysis of %s failed", shown)
             errors.append(f"{shown}: analysis failed: {type(exc).__name__}: {exc}")
             continue
         results.append(FileResult(shown, analysis))
+    if collected.outside:
+        from unveil.core.analyze import refused
+
+        for shown, absolute, target in collected.outside:
+            file_settings = settings if layer is None else project_settings(
+                str(absolute), layer, seen, isolated=isolated, config_file=config_file)
+            try:
+                shown_target = os.readlink(absolute)
+            except OSError:
+                shown_target = str(target)
+            results.append(FileResult(shown, refused(str(absolute), printable(shown_target), file_settings)))
+        results.sort(key=lambda r: r.path)
     return results, errors
 
 
@@ -353,8 +408,8 @@ class _Scan:
         """What shaped the scan besides the paths (text format footer): configuration files
         applied, files left out by ignore files and excludes, the documentation policy."""
         out = []
-        for c in self.configs:
-            out.append(f"Configuration applied: {c}")
+        # the project configuration applied (and what it turns off) is said by the reporters'
+        # config summary (unveil.reporters.common.config_lines), once
         ign = self.collected.ignored
         if ign.get("gitignore"):
             out.append(f"Left out by .gitignore / .git/info/exclude: {_plural(ign['gitignore'], 'file or folder', 'files or folders')}")
@@ -482,7 +537,8 @@ def _scan(args: argparse.Namespace, settings: Settings) -> _Scan | int:
     def filters(folder: Path) -> Filters:
         return Filters.for_root(folder, exclude=_split_globs(args.exclude) if args.exclude else None,
                                 extend_exclude=_split_globs(args.extend_exclude), cwd=cwd,
-                                gitignore=not args.no_gitignore)
+                                gitignore=not args.no_gitignore,
+                                use_config=not getattr(args, "isolated", False))  # --isolated: no project excludes
 
     collected = collect(paths, kind_map=settings.kind_map, filters=filters)
     changed_since = args.diff_base or args.changed_since
@@ -494,7 +550,8 @@ def _scan(args: argparse.Namespace, settings: Settings) -> _Scan | int:
         collected.files = [(shown, p) for shown, p in collected.files if p.absolute() in changed]
     tick, close = _progress(len(collected.files))
     try:
-        results, errors = analyze_paths(paths, settings, layer, collected=collected, progress=tick)
+        results, errors = analyze_paths(paths, settings, layer, collected=collected, progress=tick,
+                                        isolated=getattr(args, "isolated", False), config_file=getattr(args, "config", None))
     finally:
         if close:
             close()
@@ -652,7 +709,7 @@ def _price_table(rows, indent: str = "  ") -> list[str]:
         def usd(x: float) -> str:
             return ("≈" if approx and x else "") + format_usd(x)  # "$0" is exact whatever the tokenizer
 
-        body.append((_model_name(r.model), usd(session), usd(invoke), usd(per_1000)))
+        body.append((printable(_model_name(r.model)), usd(session), usd(invoke), usd(per_1000)))
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(4)]
     lines = []
     for row in [header, *body]:
@@ -722,7 +779,8 @@ def cmd_cost(args: argparse.Namespace) -> int:
         for e in bad_prices:
             _error(e.removesuffix("; using the bundled prices"))
         return EXIT_ERROR
-    results, errors = analyze_paths(args.paths, settings, getattr(args, "cli_layer", {}))
+    results, errors = analyze_paths(args.paths, settings, getattr(args, "cli_layer", {}),
+                                    isolated=args.isolated, config_file=args.config)
     errors += _file_price_errors(results, settings)
     for e in errors:
         _error(e)
@@ -771,14 +829,21 @@ def cmd_cost(args: argparse.Namespace) -> int:
             },
             "price_note": _estimate_note(all_rows),
             "workspace": summary.to_dict(),
+            "config": config_summary(results),
         }
         from unveil.reporters.common import no_lone_surrogates
 
         text = json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n"
         text = no_lone_surrogates(text)
     elif (folder_given or len(files) > 1) and files:
-        # a folder or several files: one table, a row per file, subtotals per kind and totals
-        lines = ws.format_table(summary)
+        # a folder or several files: one table, a row per file, subtotals per kind and totals;
+        # file names are escaped as `check` does (a name may hold ANSI escapes or bidi controls)
+        shown = ws.summarize(
+            [ws.file_entry(r.analysis, printable(r.path),
+                           Path(r.analysis.path).absolute().as_uri() if r.analysis.path else "") for r in results],
+            Path.cwd().absolute().as_uri(), settings,
+        )
+        lines = ws.format_table(shown)
         total_rows = _sum_rows([rows for r, _, rows in files if rows and r.analysis.kind != ws.UNKNOWN_KIND])
         if total_rows:
             lines.append("")
@@ -807,6 +872,10 @@ def cmd_cost(args: argparse.Namespace) -> int:
         if not files:
             lines.append("No files to measure.")
         text = "\n".join(lines).rstrip("\n") + "\n"
+    if args.format != "json":
+        extra = config_lines(config_summary(results))
+        if extra:
+            text += "\n".join(extra) + "\n"
     try:
         _emit(text, getattr(args, "output", None))
     except OSError as exc:
@@ -911,6 +980,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--no-inline-suppressions", action="store_true",
                        help="ignore <!-- unveil-ignore… --> comments (audit files you do not trust)")
 
+    def config_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--isolated", action="store_true",
+                       help="ignore all project configuration (.unveil.toml, [tool.unveil]): scan a repository "
+                            "you do not trust with the defaults")
+        p.add_argument("--config", metavar="FILE",
+                       help="use this configuration file instead of searching for .unveil.toml / pyproject.toml")
+
     def kind_option(p: argparse.ArgumentParser) -> None:
         p.add_argument("--kind", action="append", metavar="GLOB=KIND",
                        help="treat files matching GLOB as kind KIND, e.g. 'docs/agents/*.md=claude-agent' "
@@ -926,6 +1002,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="exit 1 when a finding is at or above this severity (default: error)")
     rule_options(check)
     kind_option(check)
+    config_options(check)
     check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                        help="colour the text format (auto: only on a terminal, unless NO_COLOR is set)")
@@ -959,6 +1036,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="models to price, by id or display name (comma-separated)")
     cost.add_argument("--prices-file", metavar="FILE", help="TOML price table overriding the bundled one")
     kind_option(cost)
+    config_options(cost)
     cost.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
 
     rules = sub.add_parser("rules", help="list the bundled rules")
@@ -998,3 +1076,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except KeyboardInterrupt:
         return 130
+    except SystemExit:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - an internal failure is not "findings found"
+        log.debug("internal error", exc_info=True)
+        detail = " ".join(str(exc).split())[:300]
+        _error(f"internal error: {type(exc).__name__}: {detail} (this is a bug in unveil; "
+               "rerun with UNVEIL_DEBUG=1 for the traceback)")
+        if os.environ.get("UNVEIL_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        return EXIT_INTERNAL

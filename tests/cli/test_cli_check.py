@@ -85,14 +85,16 @@ def test_unreadable_file_exits_2_and_the_others_are_reported(tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)
     write(tmp_path / "AGENTS.md", "<<E>> hidden\n")
     secret = write(tmp_path / "CLAUDE.md", "clean\n")
-    real = Path.read_bytes
+    from unveil.core import safe_read
 
-    def read_bytes(self):
-        if self.name == secret.name:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
+    real = safe_read.read_bytes
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    def read_bytes(path, max_bytes=None):
+        if Path(path).name == secret.name:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, max_bytes)
+
+    monkeypatch.setattr(safe_read, "read_bytes", read_bytes)
     code, out, err = run("check", ".", "--format", "json")
     assert code == 2  # an I/O error wins over findings (which alone would give 1)
     assert err == "unveil: CLAUDE.md: cannot read: Permission denied\n"
@@ -158,7 +160,8 @@ def test_json_shape_and_values(tmp_path, monkeypatch, fake_checks, run, write):
                 ],
                 "suppressed": 0,
             }
-        ]
+        ],
+        "config": {"isolated": False, "applied": []},
     }
 
 

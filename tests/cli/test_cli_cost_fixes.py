@@ -80,7 +80,8 @@ def test_check_reports_bad_prices_file_from_project_config(project, run, write):
     missing = project / "missing.toml"
     assert code == 2
     assert err == f"unveil: prices file {missing}: cannot read it (No such file or directory); using the bundled prices\n"
-    assert out.endswith("No findings in 1 file.\n")  # not counted as an unreadable path
+    assert out.endswith("No findings in 1 file.\n"  # not counted as an unreadable path
+                        "Project configuration .unveil.toml applied to 1 file; it turns nothing off.\n")
 
 
 def test_cost_reports_bad_prices_file_from_project_config(project, run, write):

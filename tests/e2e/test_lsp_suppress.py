@@ -28,4 +28,6 @@ async def test_project_config_next_to_file(client: LanguageClient, tmp_path):
     (tmp_path / ".unveil.toml").write_text('ignore = ["HID002"]\n', encoding="utf-8")
     uri = (tmp_path / "AGENTS.md").as_uri()
     published = await open_doc(client, uri, f"zero{ZWSP}width and a\u2060joiner\n")
-    assert [d.code for d in published.diagnostics] == []
+    # only the Information diagnostic naming the project configuration and what it turns off
+    assert [(d.code, d.severity, d.range.start.line) for d in published.diagnostics] == [("config", 3, 0)]
+    assert published.diagnostics[0].message.endswith("turns off or lowers: ignore: HID002")

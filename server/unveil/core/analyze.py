@@ -22,6 +22,11 @@ log = logging.getLogger(__name__)
 INTERNAL_RULE = "UNV001"
 
 
+class Cancelled(Exception):
+    """Raised by :func:`analyze` between checks when its ``cancelled()`` callback says the result
+    is no longer wanted (the language server: the document changed again)."""
+
+
 @dataclass
 class Analysis:
     """Everything the adapters show for one version of one document.
@@ -79,6 +84,8 @@ def analyze(
     rules: RuleSet | None = None,
     count_tokens: bool = True,
     reader=None,
+    resolve_imports: bool = True,
+    cancelled=None,
 ) -> Analysis:
     """Analyse ``text`` (the file at ``path``, if known; it selects the file kind).
 
@@ -93,13 +100,17 @@ def analyze(
     md = markdown.parse(doc)
     fm = frontmatter.parse(text)
     kind = kinds.detect_kind(path, fm.mapping, settings.kind_map)
-    ctx = Context(doc=doc, markdown=md, kind=kind, settings=settings, path=path,
-                  imports=_resolve_imports(text, path, kind, md, reader), frontmatter=fm)
+    tree = _resolve_imports(text, path, kind, md, reader) if resolve_imports else None
+    ctx = Context(doc=doc, markdown=md, kind=kind, settings=settings, path=path, imports=tree, frontmatter=fm)
     found: list[Finding] = []
     for check in all_checks():
+        if cancelled is not None and cancelled():
+            raise Cancelled("a newer version of the document exists")
         try:
             found.extend(check(ctx))
-        except Exception as exc:  # noqa: BLE001 - isolation is the point
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - isolation is the point (pyo3 panics are BaseException)
             log.error("check %s failed on %s: %s\n%s", check.__module__, path, exc, traceback.format_exc())
             found.append(
                 Finding(
@@ -115,7 +126,9 @@ def analyze(
     from unveil.core.checks import commands as _commands  # parsed command rules replace overlapping regex hits
 
     found = _commands.supersede(found, rules or bundled_rules())
-    findings = _apply_metadata(found, rules or bundled_rules(), settings, path, doc)
+    if tree is not None:
+        found.extend(_imported_findings(tree, settings, rules))
+    findings = _redact_secrets(_apply_metadata(found, rules or bundled_rules(), settings, path, doc), text)
     suppressed: list[Finding] = []
     try:
         from unveil.core import suppress
@@ -131,8 +144,68 @@ def analyze(
     result.extra["frontmatter"] = fm
     result.grade = grading.grade(findings)
     if count_tokens or tokens.ready():
-        result = with_tokens(result)
+        try:
+            result = with_tokens(result)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a tokenizer failure leaves the findings intact
+            log.error("token report failed on %s: %s\n%s", path, exc, traceback.format_exc())
+            result.findings = sorted(result.findings + [Finding(
+                INTERNAL_RULE, Severity.ERROR, 0, 0,
+                f"unveil could not count this file's tokens ({type(exc).__name__}: {exc}); "
+                "token budgets were not checked", category="internal")], key=lambda f: (f.start, f.end, f.rule))
+            result.grade = grading.grade(result.findings)
     return result
+
+
+SYMLINK_RULE = "UNV020"
+
+
+def refused(path: str, target: str, settings: Settings = DEFAULT_SETTINGS, *,
+            rules: RuleSet | None = None) -> Analysis:
+    """The analysis of a file that is a symlink leaving the scanned root: its content is never
+    read (an empty document stands in); one ``UNV020`` error finding names the target."""
+    doc = Document("")
+    md = markdown.parse(doc)
+    kind = kinds.detect_kind(path, {}, settings.kind_map)
+    f = Finding(SYMLINK_RULE, Severity.ERROR, 0, 0,
+                f"this file is a symbolic link to {target}, outside the scanned folder: not read. An agent "
+                "loading it would read that file instead", category="internal")
+    findings = _apply_metadata([f], rules or bundled_rules(), settings, path, doc)
+    result = Analysis(doc=doc, path=path, kind=kind, markdown=md, findings=findings, settings=settings)
+    result.grade = grading.grade(findings)
+    result.extra["suppressed"] = []
+    return result
+
+
+def add_findings(result: Analysis, extra: list[Finding]) -> Analysis:
+    """Add findings computed outside :func:`analyze` (e.g. a nested project configuration that
+    weakens the scan, which that configuration itself must not be able to silence): sorted in,
+    grade recomputed. Returns ``result`` (modified in place)."""
+    result.findings = sorted(result.findings + list(extra), key=lambda f: (f.start, f.end, f.rule))
+    result.grade = grading.grade(result.findings)
+    return result
+
+
+def _redact_secrets(findings: list[Finding], text: str) -> list[Finding]:
+    """Every secret a ``secrets`` finding located is shown redacted (:func:`unveil.core.redact.redact`)
+    in every finding's message and ``hidden_text``, e.g. a comment revealing ``<!-- ghp_… -->``."""
+    from unveil.core.redact import redact
+
+    secrets = {text[f.start:f.end] for f in findings if f.category == "secrets" and f.end - f.start >= 8}
+    if not secrets:
+        return findings
+    order = sorted(secrets, key=len, reverse=True)
+
+    def clean(s: str | None) -> str | None:
+        if not s:
+            return s
+        for secret in order:
+            if secret in s:
+                s = s.replace(secret, redact(secret))
+        return s
+
+    return [replace(f, message=clean(f.message), hidden_text=clean(f.hidden_text)) for f in findings]
 
 
 def with_tokens(result: Analysis) -> Analysis:
@@ -147,6 +220,39 @@ def with_tokens(result: Analysis) -> Analysis:
         for f in result.findings
     ]
     return result
+
+
+_IMPORTED_CACHE: dict[tuple[str, str, str], list] = {}
+_IMPORTED_CACHE_MAX = 256
+
+
+def _imported_findings(tree, settings: Settings, rules: RuleSet | None) -> list[Finding]:
+    """:func:`unveil.core.imports.import_findings` with every imported file analysed by every rule
+    (its own imports are not resolved again: the root's tree already holds them). Analyses are
+    cached per (path, text, settings) so an editor re-analysing the root per keystroke does not
+    re-analyse unchanged imported files."""
+    from unveil.core import imports
+
+    key_settings = repr(settings)
+
+    def analyse(p: str, body: str) -> list:
+        key = (p, body, key_settings)
+        hit = _IMPORTED_CACHE.get(key)
+        if hit is None:
+            sub = analyze(body, p, settings, rules=rules, count_tokens=False, resolve_imports=False)
+            hit = [(f, sub.doc) for f in sub.findings]
+            if len(_IMPORTED_CACHE) >= _IMPORTED_CACHE_MAX:
+                _IMPORTED_CACHE.clear()
+            _IMPORTED_CACHE[key] = hit
+        return hit
+
+    try:
+        return imports.import_findings(tree, analyse)
+    except Exception as exc:  # noqa: BLE001 - never lose the root's own findings
+        log.error("imported-file findings failed: %s\n%s", exc, traceback.format_exc())
+        return [Finding(INTERNAL_RULE, Severity.ERROR, 0, 0,
+                        f"unveil could not analyse this file's imports ({type(exc).__name__}: {exc})",
+                        category="internal")]
 
 
 def _resolve_imports(text, path, kind, md, reader):

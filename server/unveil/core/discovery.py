@@ -295,13 +295,30 @@ class Filters:
         return None
 
 
-def walk(root: Path, kind_map=None, onerror=None, filters: Filters | None = None) -> Iterator[Path]:
+def escape_target(path: Path, root: Path) -> Path | None:
+    """The resolved target of ``path`` when it lies outside the folder ``root`` (both resolved,
+    so a symlink anywhere on the way counts), else ``None``. A committed ``env.md ->
+    /proc/self/environ`` or ``notes.md -> ~/.ssh/id_rsa`` would otherwise be read and its content
+    echoed into reports."""
+    try:
+        target = Path(os.path.realpath(path))
+        base = Path(os.path.realpath(root))
+    except (OSError, ValueError):
+        return None
+    if target == base or base in target.parents:
+        return None
+    return target
+
+
+def walk(root: Path, kind_map=None, onerror=None, filters: Filters | None = None, outside=None) -> Iterator[Path]:
     """Agent files under the folder ``root`` in sorted walk order: every file
     :func:`is_agent_file` accepts or ``kind_map`` (setting ``kinds``: glob → kind id) maps to a
     kind, leaving out what ``filters`` excludes (default: :meth:`Filters.for_root` — the skip
     list, the git ignore files and the project configuration's globs; the counts land in
     ``filters.ignored``); symlinked folders are not followed; only
-    regular files. ``onerror(OSError)`` is called for a folder that cannot be listed."""
+    regular files. ``onerror(OSError)`` is called for a folder that cannot be listed. A file that
+    is a symlink resolving outside ``root`` is never yielded (nor read): ``outside(path, target)``
+    is called for it instead."""
     root = Path(root).absolute()
     filters = filters if filters is not None else Filters.for_root(root)
     for folder, dirs, files in os.walk(root, onerror=onerror):
@@ -326,6 +343,12 @@ def walk(root: Path, kind_map=None, onerror=None, filters: Filters | None = None
             if reason is not None:
                 filters._count(reason)
                 continue
+            if os.path.islink(f):
+                target = escape_target(f, root)
+                if target is not None:
+                    if outside is not None:
+                        outside(f, target)
+                    continue
             if is_regular(f):
                 yield f
 
@@ -341,6 +364,9 @@ class Collected:
     errors: list[str] = field(default_factory=list)
     ignored: dict[str, int] = field(default_factory=dict)
     configs: list[Path] = field(default_factory=list)
+    outside: list[tuple[str, Path, Path]] = field(default_factory=list)
+    """``(display path, absolute path, resolved target)`` of symlinks that leave the scanned root:
+    never read, reported as ``UNV020`` findings."""
 
 
 def collect(paths: Sequence[str], cwd: Path | None = None, kind_map=None,
@@ -351,7 +377,12 @@ def collect(paths: Sequence[str], cwd: Path | None = None, kind_map=None,
     folder, or ``None``: :meth:`Filters.for_root` of each folder). Only regular files (or
     symlinks to them) are taken: one named on the command line that is not adds a "not a
     regular file" error, so nothing ever blocks opening it. A path that does not exist or a
-    folder that cannot be listed adds an error message."""
+    folder that cannot be listed adds an error message.
+
+    Symlinks that leave the scanned root go to :attr:`Collected.outside` and are never read: for
+    a walked folder the root is that folder; for a file named on the command line it is the
+    working directory ``cwd`` (so ``unveil check CLAUDE.md`` in CI does not read
+    ``CLAUDE.md -> /proc/self/environ``; name the target itself to scan it)."""
     cwd = (cwd or Path.cwd()).resolve()
     out = Collected()
     seen: set[Path] = set()
@@ -379,15 +410,21 @@ def collect(paths: Sequence[str], cwd: Path | None = None, kind_map=None,
                 f_ = filters(p)
             else:
                 f_ = Filters.for_root(p, cwd=cwd)
+            def escaped(f: Path, target: Path) -> None:
+                out.outside.append((display_path(f.absolute(), cwd), f.absolute(), target))
+
             before = dict(f_.ignored)
-            for f in walk(p, kind_map, onerror, f_):
+            for f in walk(p, kind_map, onerror, f_, escaped):
                 add(f)
             for reason, n in f_.ignored.items():
                 out.ignored[reason] = out.ignored.get(reason, 0) + n - before.get(reason, 0)
             if f_.config is not None and f_.config not in out.configs:
                 out.configs.append(f_.config)
         elif p.exists():
-            if is_regular(p):
+            target = escape_target(p, cwd) if os.path.islink(p) else None
+            if target is not None:
+                out.outside.append((display_path(p, cwd), p, target))
+            elif is_regular(p):
                 add(p)
             else:
                 out.errors.append(f"{raw}: not a regular file")
@@ -399,11 +436,9 @@ def collect(paths: Sequence[str], cwd: Path | None = None, kind_map=None,
 def read_text(path: str | os.PathLike) -> str:
     """The file's text: strict UTF-8, or UTF-8 with ``surrogateescape`` when it holds invalid
     bytes (nothing is lost; the bad bytes become U+DC80..U+DCFF). Raises ``OSError``."""
-    data = Path(path).read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("utf-8", "surrogateescape")
+    from unveil.core import safe_read
+
+    return safe_read.read_text(path)  # regular files only (FIFO-safe), no size cap
 
 
 # --------------------------------------------------------------------------- documentation

@@ -85,6 +85,11 @@ class Finding:
     fixes: tuple[Fix, ...] = ()
     tokens: int | None = None
     data: dict = field(default_factory=dict, compare=False, hash=False)
+    related: tuple[tuple[str, int, int, int, int, str], ...] = ()
+    """Other places this finding is about: ``(path, start_line, start_column, end_line,
+    end_column, message)`` with 0-based lines and code-point columns (end exclusive), e.g. where
+    in an imported file the text reported on the import line is. LSP ``relatedInformation``,
+    SARIF ``relatedLocations``, JSON ``related``."""
 
     def with_(self, **changes) -> "Finding":
         """A copy with ``changes`` applied (dataclasses.replace)."""

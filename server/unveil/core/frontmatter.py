@@ -145,10 +145,67 @@ def _line_of(text: str, offset: int) -> int:
     return head.count("\n") + head.count("\r") - head.count("\r\n")
 
 
-def _dedupe(node, top: bool, dups: list[str]) -> None:
-    """Drop earlier duplicate keys of mapping nodes (recursively), recording top-level ones."""
+ALIAS_LIMIT = 10_000
+"""Most YAML nodes a frontmatter may expand to when its aliases are followed. A few hundred bytes
+of nested anchors ("billion laughs") expand to billions; real frontmatter has a few dozen nodes."""
+
+ALIAS_BOMB = "YAML aliases expand to more than"
+"""Start of the :attr:`Frontmatter.error` message for a frontmatter over :data:`ALIAS_LIMIT`."""
+
+
+def expanded_size(node, limit: int = ALIAS_LIMIT) -> int:
+    """Number of nodes of the composed YAML ``node`` with every alias expanded, counted with one
+    visit per distinct node (memoised by ``id``), so the count itself is linear in the text; stops
+    growing past ``limit`` (returns ``limit + 1``). A cyclic alias counts as over the limit."""
     from ruamel.yaml.nodes import MappingNode, SequenceNode
 
+    memo: dict[int, int] = {}
+    active: set[int] = set()
+
+    def size(n) -> int:
+        key = id(n)
+        if key in memo:
+            return memo[key]
+        if key in active:
+            return limit + 1
+        active.add(key)
+        total = 1
+        if isinstance(n, MappingNode):
+            for k, v in n.value:
+                total += size(k) + size(v)
+                if total > limit:
+                    break
+        elif isinstance(n, SequenceNode):
+            for v in n.value:
+                total += size(v)
+                if total > limit:
+                    break
+        active.discard(key)
+        memo[key] = min(total, limit + 1)
+        return memo[key]
+
+    try:
+        return size(node)
+    except RecursionError:
+        return limit + 1
+
+
+def alias_bomb_message(line: int, limit: int = ALIAS_LIMIT) -> str:
+    """The error text for a frontmatter whose aliases expand past ``limit`` nodes."""
+    return (f"{ALIAS_BOMB} {limit:,} nodes (an alias bomb); the frontmatter was not expanded and only "
+            f"its top-level lines were read (line {line})")
+
+
+def _dedupe(node, top: bool, dups: list[str], seen_nodes: set[int] | None = None) -> None:
+    """Drop earlier duplicate keys of mapping nodes (recursively, each node once even when aliases
+    share it), recording top-level ones."""
+    from ruamel.yaml.nodes import MappingNode, SequenceNode
+
+    if seen_nodes is None:
+        seen_nodes = set()
+    if id(node) in seen_nodes:
+        return
+    seen_nodes.add(id(node))
     if isinstance(node, MappingNode):
         seen: dict[Any, int] = {}
         for i, (k, _v) in enumerate(node.value):
@@ -159,10 +216,10 @@ def _dedupe(node, top: bool, dups: list[str]) -> None:
         keep = set(seen.values())
         node.value = [p for i, p in enumerate(node.value) if i in keep]
         for _k, v in node.value:
-            _dedupe(v, False, dups)
+            _dedupe(v, False, dups, seen_nodes)
     elif isinstance(node, SequenceNode):
         for v in node.value:
-            _dedupe(v, False, dups)
+            _dedupe(v, False, dups, seen_nodes)
 
 
 def parse_yaml(yaml_text: str, offset: int = 0, first_line: int = 0) -> Frontmatter:
@@ -179,6 +236,8 @@ def parse_yaml(yaml_text: str, offset: int = 0, first_line: int = 0) -> Frontmat
         node = yaml.compose(yaml_text)
         if node is None:
             return Frontmatter(data={})
+        if expanded_size(node) > ALIAS_LIMIT:
+            return Frontmatter(error=alias_bomb_message(first_line + 1), error_line=first_line + 1)
         dups: list[str] = []
         _dedupe(node, True, dups)
         data = yaml.constructor.construct_document(node)

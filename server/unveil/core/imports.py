@@ -42,6 +42,46 @@ IMPORT_HOSTS: dict[str, tuple[str, int]] = {
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """Imported files larger than this are not read (Claude Code skips memory files over 4 MiB)."""
 
+MAX_TOTAL_FILES = 500
+"""Most distinct files one root's imports expand to; beyond it an import gets status ``"bound"``."""
+
+MAX_TOTAL_CHARS = 10_000_000
+"""Most code points of imported text one root's imports expand to (about 10 MB of ASCII)."""
+
+_SENSITIVE = re.compile(r"(?i)(?:^|/)(?:\.ssh|\.aws|\.gnupg|\.kube|\.docker|\.netrc|\.env|\.npmrc|\.pypirc|"
+                        r"id_(?:rsa|dsa|ecdsa|ed25519)|shadow|passwd|credentials|environ)(?:$|[/.])|^/(?:etc|proc|sys|dev)/")
+
+
+def project_root(path: str) -> str:
+    """The project an importing file belongs to: the nearest folder at or above its folder that
+    holds ``.git`` (a folder or a worktree file), else the file's own folder. Imports resolving
+    (after symlinks) outside it are never read (status ``"outside"``)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    cur = folder
+    while True:
+        if os.path.exists(os.path.join(cur, ".git")):
+            return cur
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            return folder
+        cur = parent
+
+
+def inside(target: str, root: str) -> bool:
+    """Whether ``target`` (symlinks resolved) lies in the folder ``root`` (resolved)."""
+    try:
+        t = os.path.realpath(target)
+        r = os.path.realpath(root)
+    except (OSError, ValueError):
+        return False
+    return t == r or t.startswith(r.rstrip(os.sep) + os.sep)
+
+
+def sensitive(path: str) -> bool:
+    """Whether ``path`` names a credential or system file (``~/.ssh/…``, ``/etc/shadow``,
+    ``/proc/self/environ``, ``.env``, ``id_rsa``…)."""
+    return bool(_SENSITIVE.search(path.replace("\\", "/")))
+
 _CANDIDATE = re.compile(r"(?<!\S)@((?:\\ |[^\s\\])+)")
 _TRAILING = ".,;:!?)]}'\"`*_>"
 _TEXT_EXT = re.compile(r"\.(?:md|mdc|markdown|txt|json|ya?ml|toml|xml|rst|adoc|sh|py|js|ts|ini|cfg)$", re.I)
@@ -74,10 +114,15 @@ class ImportNode:
     * ``path`` — the normalised path it points to.
     * ``status`` — ``"ok"``; ``"missing"`` (no readable file); ``"cycle"`` (the path is already
       on the chain from the root: the host skips it); ``"too-deep"`` (beyond the host's depth:
-      not loaded).
+      not loaded); ``"outside"`` (resolves outside the project: never read);
+      ``"bound"`` (beyond :data:`MAX_TOTAL_FILES` / :data:`MAX_TOTAL_CHARS`: not read);
+      ``"duplicate"`` (the same too-deep or cyclic import again in one file: reported once).
     * ``depth`` — hops from the root (a root's own import has depth 1).
     * ``text`` — the imported file's text when read (``status == "ok"``), else ``None``.
     * ``children`` — the imports found in ``text``.
+    * ``repeat`` — the file was already expanded under another import of this root: the host
+      loads it again, unveil reads, expands and analyses it once; this node has no children and
+      its subtree is ``ImportTree.expanded[path]``.
     """
 
     ref: ImportRef
@@ -87,6 +132,7 @@ class ImportNode:
     depth: int
     text: str | None = None
     children: list["ImportNode"] = field(default_factory=list)
+    repeat: bool = False
 
     def walk(self) -> Iterable["ImportNode"]:
         """This node and all nodes below it, depth first in document order."""
@@ -104,6 +150,12 @@ class ImportTree:
     host: str
     max_depth: int
     imports: list[ImportNode] = field(default_factory=list)
+    expanded: dict[str, ImportNode] = field(default_factory=dict)
+    """Normalised path → the one node where that file was read and expanded."""
+    project: str | None = None
+    """The project folder (:func:`project_root`); imports outside it are not read."""
+    bound_hit: str | None = None
+    """Which bound stopped the expansion (``"500 files"`` / ``"10,000,000 characters"``), if any."""
 
     def nodes(self) -> Iterable[ImportNode]:
         for n in self.imports:
@@ -181,6 +233,9 @@ def resolve(
     skip_before: int = 0,
     home: str | None = None,
     max_depth: int | None = None,
+    root_dir: str | None = None,
+    max_files: int = MAX_TOTAL_FILES,
+    max_chars: int = MAX_TOTAL_CHARS,
 ) -> ImportTree | None:
     """Resolve the imports of the file at ``path`` (text ``text``, file kind ``kind``).
 
@@ -188,6 +243,12 @@ def resolve(
     are followed while their depth is at most ``max_depth`` (default: the host's); an import
     one hop deeper is kept with status ``"too-deep"`` and not read. ``reader`` is called at most
     once per distinct path; its exceptions count as a missing file. Never raises otherwise.
+
+    Hostile trees are bounded: each file is expanded once per root (later imports of it get
+    status ``"repeat"``), an import resolving outside ``root_dir`` (default
+    :func:`project_root` of ``path``; symlinks resolved) gets ``"outside"`` and is never read,
+    and once ``max_files`` distinct files or ``max_chars`` code points were read, further
+    imports get ``"bound"`` (``ImportTree.bound_hit`` says which bound).
     """
     host = IMPORT_HOSTS.get(kind)
     if host is None or not path:
@@ -205,23 +266,48 @@ def resolve(
         return cache[p]
 
     root = _norm(path)
-    tree = ImportTree(root=root, host=host[0], max_depth=limit)
+    project = root_dir if root_dir is not None else project_root(path)
+    tree = ImportTree(root=root, host=host[0], max_depth=limit, project=project)
+    budget = {"files": 0, "chars": 0}
 
     def expand(importer: str, refs: list[ImportRef], depth: int, chain: tuple[str, ...]) -> list[ImportNode]:
         nodes = []
+        problems_here: set[tuple[str, str]] = set()
         for ref in refs:
             target = resolve_path(ref.target, importer, home)
+            if depth > limit or target in chain:
+                # the same problem import repeated in one file is reported once (a fan-out of
+                # twenty "@next.md" lines past the depth limit is one finding, not twenty)
+                status = "too-deep" if depth > limit else "cycle"
+                if (status, target) in problems_here:
+                    nodes.append(ImportNode(ref, importer, target, "duplicate", depth))
+                    continue
+                problems_here.add((status, target))
             if depth > limit:
                 nodes.append(ImportNode(ref, importer, target, "too-deep", depth))
                 continue
             if target in chain:
                 nodes.append(ImportNode(ref, importer, target, "cycle", depth))
                 continue
+            if target in tree.expanded:
+                nodes.append(ImportNode(ref, importer, target, "ok", depth, tree.expanded[target].text, repeat=True))
+                continue
+            if project and not inside(target, project):
+                nodes.append(ImportNode(ref, importer, target, "outside", depth))
+                continue
+            if budget["files"] >= max_files or budget["chars"] >= max_chars:
+                tree.bound_hit = tree.bound_hit or (
+                    f"{max_files:,} files" if budget["files"] >= max_files else f"{max_chars:,} characters")
+                nodes.append(ImportNode(ref, importer, target, "bound", depth))
+                continue
             body = read(target)
             if body is None:
                 nodes.append(ImportNode(ref, importer, target, "missing", depth))
                 continue
+            budget["files"] += 1
+            budget["chars"] += len(body)
             node = ImportNode(ref, importer, target, "ok", depth, body)
+            tree.expanded[target] = node
             try:
                 child_refs = find_imports(body)
             except Exception:  # noqa: BLE001 - never raise on odd text
@@ -272,7 +358,7 @@ def import_costs(tree: ImportTree | None, count: Callable[[str], int]) -> tuple[
     for top in tree.imports:
         n_tokens = 0
         mine: set[str] = {tree.root}
-        for node in top.walk():
+        for node in _walk_expanded(tree, top):
             if node.status != "ok" or node.path in mine or node.text is None:
                 continue
             mine.add(node.path)
@@ -286,6 +372,29 @@ def import_costs(tree: ImportTree | None, count: Callable[[str], int]) -> tuple[
     return tuple(costs), total
 
 
+def _walk_expanded(tree: ImportTree, top: ImportNode) -> Iterable[ImportNode]:
+    """Every node ``top`` loads, following repeated nodes into the subtree where that file
+    was expanded; each file's subtree at most once (linear in the number of files)."""
+    done: set[str] = set()
+    stack = [top]
+    while stack:
+        node = stack.pop()
+        if node.repeat:
+            node = tree.expanded.get(node.path, node)
+        if node.status == "ok":
+            if node.path in done:
+                continue
+            done.add(node.path)
+        yield node
+        stack.extend(reversed(node.children))
+
+
+def loads_of(tree: ImportTree, top: ImportNode) -> list[ImportNode]:
+    """The ``"ok"`` nodes (one per file) that the top-level import ``top`` loads, directly or
+    through the files it imports, in load order."""
+    return [n for n in _walk_expanded(tree, top) if n.status == "ok"]
+
+
 def disk_reader(max_bytes: int = MAX_FILE_BYTES, overrides: dict[str, str] | None = None) -> Reader:
     """A reader for :func:`resolve` backed by the file system: ``overrides`` (normalised path →
     text, e.g. unsaved editor buffers) first, then regular files up to ``max_bytes`` decoded as
@@ -295,16 +404,110 @@ def disk_reader(max_bytes: int = MAX_FILE_BYTES, overrides: dict[str, str] | Non
     def read(path: str) -> str | None:
         if path in over:
             return over[path]
+        from unveil.core import safe_read
+
         try:
-            if not os.path.isfile(path) or os.path.getsize(path) > max_bytes:
-                return None
-            with open(path, "rb") as fh:
-                data = fh.read(max_bytes + 1)
+            return safe_read.read_text(path, max_bytes)  # regular files only, FIFO-safe, bounded
         except OSError:
             return None
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError:
-            return data.decode("utf-8", "surrogateescape")
 
     return read
+
+
+# --------------------------------------------------------------------------- findings
+
+#: categories of an imported file's own findings that are not carried to the import line: they
+#: judge the imported file as a file of its own kind (its frontmatter, its token budget, its
+#: own imports, which the importing file's tree already covers)
+NOT_CARRIED = frozenset({"format", "cost", "imports"})
+MAX_RELATED = 20
+"""Most related locations listed on one carried finding (the message gives the full count)."""
+
+
+def import_findings(tree: ImportTree | None, analyse: Callable[[str, str], list]) -> list:
+    """Findings on the root's top-level import lines for what its imports bring in (each top
+    import is reported on its own ``@path`` span):
+
+    * ``IMP010`` — an import resolving outside the project (:attr:`ImportTree.project`): never
+      read; error when the path names a credential or system file (:func:`sensitive`), else warning;
+    * ``IMP011`` — the expansion stopped at a bound (:data:`MAX_TOTAL_FILES` /
+      :data:`MAX_TOTAL_CHARS`); the message names it and how many imports were not read;
+    * every rule's findings inside the files the import loads (directly or through the files it
+      imports; each file analysed once per root by ``analyse(path, text) -> [(Finding,
+      Document)]``): one finding per rule and import line, at the most severe level found, with a
+      ``related`` entry per location (at most :data:`MAX_RELATED`).
+    """
+    from unveil.core.findings import Finding, Severity
+
+    if tree is None:
+        return []
+    cache: dict[str, list] = {}
+    out = []
+    for top in tree.imports:
+        outside: list[ImportNode] = []
+        bound: list[ImportNode] = []
+        carried: dict[str, list] = {}
+        for node in _walk_expanded(tree, top):
+            if node.status == "outside":
+                outside.append(node)
+            elif node.status == "bound":
+                bound.append(node)
+            elif node.status == "ok" and node.text is not None:
+                if node.path not in cache:
+                    try:
+                        cache[node.path] = list(analyse(node.path, node.text))
+                    except Exception as exc:  # noqa: BLE001 - never lose the rest of the report
+                        cache[node.path] = [(Finding("UNV001", Severity.ERROR, 0, 0,
+                                                     f"analysis of the imported file failed ({type(exc).__name__}: {exc})",
+                                                     category="internal"), None)]
+                for f, doc in cache[node.path]:
+                    if f.category in NOT_CARRIED:
+                        continue
+                    carried.setdefault(f.rule, []).append((node.path, f, doc))
+        seen: set[str] = set()
+        for node in outside:
+            if node.path in seen:
+                continue
+            seen.add(node.path)
+            sev = Severity.ERROR if sensitive(node.path) else Severity.WARNING
+            via = "" if node is top else f" (imported by {node.importer})"
+            msg = (f"Import @{node.ref.target} resolves to {node.path}, outside the project ({tree.project}){via}: "
+                   f"{tree.host} would load that file into the model's context; unveil did not read it")
+            out.append(Finding("IMP010", sev, top.ref.start, top.ref.end, msg, category="imports",
+                               data={"path": node.path, "status": "outside"}))
+        if bound:
+            msg = (f"Import @{top.ref.target}: unveil stopped expanding imports at its bound of {tree.bound_hit}; "
+                   f"{len(bound):,} import(s) below this line were not read or scanned")
+            out.append(Finding("IMP011", Severity.WARNING, top.ref.start, top.ref.end, msg, category="imports",
+                               data={"bound": tree.bound_hit, "skipped": len(bound)}))
+        for rule, hits in carried.items():
+            sev = min(f.severity for _, f, _ in hits)
+            first_path, first, first_doc = hits[0]
+            where = _where(first_path, first, first_doc, tree.project)
+            more = f" (and {len(hits) - 1:,} more in imported files)" if len(hits) > 1 else ""
+            msg = f"Import @{top.ref.target} loads {where}: {first.message}{more}"
+            related = tuple(_related(p, f, d) for p, f, d in hits[:MAX_RELATED])
+            out.append(Finding(rule, sev, top.ref.start, top.ref.end, msg, category=first.category,
+                               related=related, data={"imported": True, "count": len(hits)}))
+    return out
+
+
+def _position(doc, offset: int) -> tuple[int, int]:
+    if doc is None:
+        return 0, 0
+    p = doc.position(offset)
+    return p.line, p.character
+
+
+def _where(path: str, f, doc, project: str | None = None) -> str:
+    line, _ = _position(doc, f.start)
+    shown = path
+    if project and inside(path, project):
+        shown = os.path.relpath(path, project).replace(os.sep, "/")
+    return f"{shown}:{line + 1}"
+
+
+def _related(path: str, f, doc) -> tuple[str, int, int, int, int, str]:
+    sl, sc = _position(doc, f.start)
+    el, ec = _position(doc, f.end)
+    return (path, sl, sc, el, ec, f.message)

@@ -227,11 +227,18 @@ def _read_user_file(path: str) -> dict | str:
     hit = _user_cache.get(p)
     if hit and hit[0] == st.st_mtime and hit[1] == st.st_size:
         return hit[2]
+    from unveil.core import safe_read
+
     try:
-        with open(p, "rb") as fh:
-            result: dict | str = tomllib.load(fh)
+        result: dict | str = tomllib.loads(safe_read.read_config_text(p))
     except tomllib.TOMLDecodeError as exc:
         result = f"prices file {path}: invalid TOML: {exc}"
+    except RecursionError:
+        result = f"prices file {path}: invalid TOML: nested too deeply"
+    except UnicodeDecodeError as exc:
+        result = f"prices file {path}: invalid TOML: {exc}"
+    except safe_read.RefusedRead as exc:
+        result = f"prices file {path}: cannot read it ({exc.reason})"
     except OSError as exc:
         result = f"prices file {path}: cannot read it ({exc.strerror or exc})"
     _user_cache[p] = (st.st_mtime, st.st_size, result)

@@ -97,12 +97,20 @@ def load(path: Path) -> ProjectConfig | None:
 
 
 def _load(path: Path, stamp: tuple[int, int]) -> ProjectConfig | None:
+    from unveil.core import safe_read
+
+    text = ""
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = safe_read.read_config_text(path)
+        raw = tomllib.loads(text)
+    except safe_read.RefusedRead as exc:
+        return ProjectConfig(path, {}, (f"{path}: cannot read config: {exc.reason}",), stamp)
     except (OSError, UnicodeDecodeError) as exc:
         return ProjectConfig(path, {}, (f"{path}: cannot read config: {exc}",), stamp)
+    except RecursionError:
+        return ProjectConfig(path, {}, (f"{path}: invalid TOML, using the defaults: nested too deeply",), stamp)
     except tomllib.TOMLDecodeError as exc:
-        if path.name == "pyproject.toml" and "unveil" not in path.read_text(encoding="utf-8", errors="replace"):
+        if path.name == "pyproject.toml" and "unveil" not in text:
             return None  # someone else's broken pyproject: not ours to report
         return ProjectConfig(path, {}, (f"{path}: invalid TOML, using the defaults: {exc}",), stamp)
     if path.name == "pyproject.toml":
@@ -188,12 +196,24 @@ def settings_for(
     *,
     fallback_dir: str | os.PathLike | None = None,
     base: Settings = DEFAULT_SETTINGS,
+    isolated: bool = False,
+    config_file: str | os.PathLike | None = None,
 ) -> tuple[Settings, ProjectConfig | None]:
     """Effective settings for the file at ``path``: ``base`` < nearest project config (searched
     from ``path``'s folder, else ``fallback_dir``) < each of ``layers`` (editor sections are
     passed through :func:`editor_layer`; CLI flags as a camelCase mapping). Problems of the
-    project layer go to the returned config's ``errors``, not to ``Settings.problems``."""
-    cfg = find(path if path else fallback_dir) if (path or fallback_dir) else None
+    project layer go to the returned config's ``errors``, not to ``Settings.problems``.
+
+    ``isolated`` (``unveil check --isolated``, an untrusted VS Code workspace): no project
+    configuration at all. ``config_file`` (``--config FILE``): that file instead of the search
+    (a missing or unreadable one is an error in the returned config's ``errors``)."""
+    if isolated:
+        cfg = None
+    elif config_file is not None:
+        cfg = load(Path(config_file)) or ProjectConfig(
+            Path(config_file), {}, (f"{config_file}: no unveil configuration found in this file",))
+    else:
+        cfg = find(path if path else fallback_dir) if (path or fallback_dir) else None
     settings = base
     if cfg is not None and cfg.data:
         merged = base.merged(cfg.data)
@@ -276,3 +296,108 @@ def allowed(finding, text: str, doc, settings: Settings) -> bool:
         if hosts and all(host_allowed(h, settings.allow_hosts) for h in hosts):
             return True
     return False
+
+
+# -- what a project configuration turns off ----------------------------------------------------
+
+#: categories that are not about security: a configuration that turns them off is not blinding
+NON_SECURITY = frozenset({"cost", "format"})
+
+
+def effects(cfg: ProjectConfig | None, rules=None) -> list[str]:
+    """What the project configuration ``cfg`` turns off or lowers compared with the defaults,
+    one readable phrase per effect, e.g. ``"ignore: HID, secrets"``, ``"severity lowered: HID001
+    error → hint"``, ``"per-file-ignores: skills/** → HID001"``, ``"select: only TOK001 (every
+    other rule off)"``, ``"inline-suppressions: false"`` is not a weakening and is not listed.
+    Empty for ``None`` or a configuration that only adds rules or changes prices."""
+    if cfg is None or not cfg.data:
+        return []
+    from unveil.core.rules import bundled_rules
+
+    rules = rules or bundled_rules()
+    try:
+        s = DEFAULT_SETTINGS.merged(cfg.data)
+    except Exception:  # noqa: BLE001 - a broken config is reported elsewhere
+        return []
+    out: list[str] = []
+    if s.select:
+        off = sorted({r.category for r in rules if not s.rule_enabled(r.id, r.category)})
+        out.append(f"select: only {', '.join(sorted(s.select))} (turns off {', '.join(off) or 'nothing'})")
+    if s.ignore:
+        out.append(f"ignore: {', '.join(sorted(s.ignore))}")
+    lowered = []
+    by_id = {r.id: r for r in rules}
+    cats = {}
+    for r in rules:
+        cats.setdefault(r.category, []).append(r)
+    for key, sev in sorted(s.severity.items()):
+        targets = [by_id[key]] if key in by_id else cats.get(key, [])
+        if any(sev > r.severity for r in targets):
+            base = by_id[key].severity.label if key in by_id else "default"
+            out.append(f"severity lowered: {key} {base} → {sev.label}")
+    for glob, ids in s.per_file_ignores:
+        out.append(f"per-file-ignores: {glob} → {', '.join(sorted(ids))}")
+    if s.allow_codepoints:
+        out.append(f"allow codepoints: {', '.join(sorted(s.allow_codepoints))}")
+    if s.allow_scripts:
+        out.append(f"allow scripts: {', '.join(sorted(s.allow_scripts))}")
+    if s.allow_hosts:
+        out.append(f"allow hosts: {', '.join(sorted(s.allow_hosts))}")
+    if s.kind_map:
+        out.append(f"kinds remapped: {', '.join(f'{g}={k}' for g, k in sorted(s.kind_map.items()))}")
+    if s.budgets:
+        out.append(f"token budgets: {', '.join(f'{k}={v}' for k, v in sorted(s.budgets.items()))}")
+    return out
+
+
+def weakens_security(cfg: ProjectConfig | None, rules=None) -> list[str]:
+    """The security categories (all but :data:`NON_SECURITY`) that ``cfg`` turns off wholly or in
+    part, or lowers the severity of, anywhere (including per-file ignores and allow-lists)."""
+    if cfg is None or not cfg.data:
+        return []
+    from unveil.core.rules import bundled_rules
+
+    rules = rules or bundled_rules()
+    try:
+        s = DEFAULT_SETTINGS.merged(cfg.data)
+    except Exception:  # noqa: BLE001
+        return []
+    hit: set[str] = set()
+    pfi: set[str] = set()
+    for _glob, ids in s.per_file_ignores:
+        pfi |= ids
+    for r in rules:
+        if r.category in NON_SECURITY:
+            continue
+        if not s.rule_enabled(r.id, r.category) or r.id in pfi or r.category in pfi:
+            hit.add(r.category)
+        elif s.severity_for(r.id, r.category, r.severity) > r.severity:
+            hit.add(r.category)
+    if s.allow_codepoints or s.allow_scripts:
+        hit.add("hidden-content")
+    if s.allow_hosts:
+        hit.add("data-exfiltration")
+    return sorted(hit)
+
+
+def repository_root(folder: Path) -> Path | None:
+    """The nearest folder at or above ``folder`` holding ``.git``, or ``None``."""
+    for f in (folder, *folder.parents):
+        if (f / ".git").exists():
+            return f
+    return None
+
+
+def nested_weakening(cfg: ProjectConfig | None, rules=None) -> tuple[Path, list[str]] | None:
+    """``(repository root, weakened categories)`` when ``cfg`` lies in a subfolder below its
+    repository root and weakens security categories (:func:`weakens_security`); else ``None``.
+    A root configuration is reviewed with the repository; one inside ``skills/x/`` hides only
+    that folder's files from the scan, which is how a single poisoned skill would blind it."""
+    if cfg is None:
+        return None
+    folder = Path(cfg.path).absolute().parent
+    root = repository_root(folder)
+    if root is None or root == folder:
+        return None
+    cats = weakens_security(cfg, rules)
+    return (root, cats) if cats else None

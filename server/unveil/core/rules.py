@@ -190,9 +190,17 @@ def load_rule_files(paths: Iterable[Path], into: RuleSet | None = None) -> RuleS
             files.append(p)
     for f in files:
         try:
-            data = tomllib.loads(f.read_text(encoding="utf-8"))
+            from unveil.core import safe_read
+
+            data = tomllib.loads(safe_read.read_config_text(f))
+        except safe_read.RefusedRead as exc:
+            rs.errors.append(f"{f}: cannot read rule file: {exc.reason}")
+            continue
         except (OSError, UnicodeDecodeError) as exc:
             rs.errors.append(f"{f}: cannot read rule file: {exc}")
+            continue
+        except RecursionError:
+            rs.errors.append(f"{f}: invalid TOML: nested too deeply")
             continue
         except tomllib.TOMLDecodeError as exc:
             rs.errors.append(f"{f}: invalid TOML: {exc}")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import re
 import threading
 import time
 from pathlib import Path
@@ -166,9 +167,39 @@ def count(text: str, wait: bool = True) -> int | None:
     if got is not None:
         return got
     enc = encoding()
-    n = len(enc.encode_ordinary(_clean(text)))
+    clean = _clean(text)
+    n = sum(len(enc.encode_ordinary(part)) for part in chunks(clean))
     _remember(text, n)
     return n
+
+
+CHUNK_CHARS = 50_000
+"""Most code points passed to tiktoken at once. tiktoken 0.14 panics (``pyo3_runtime.PanicException``,
+a ``BaseException``) on about 1,000,000 spaces without a line break: its pre-tokenizer regex
+overflows. :func:`count` therefore encodes bounded chunks and adds the counts."""
+
+_CUT = re.compile(r"(?s).*\S(?=\s)")
+
+
+def chunks(text: str, limit: int = CHUNK_CHARS) -> list[str]:
+    """``text`` cut into pieces of at most ``limit`` code points whose concatenation is ``text``.
+
+    Each cut is made just before a whitespace character that follows a non-whitespace one (where
+    an ``o200k_base`` pre-token boundary always falls, so the summed count equals the whole
+    text's count); a piece with no such place (one run of ``limit`` spaces or letters) is cut at
+    ``limit``, which can change the total by a few tokens at that join (a split run of spaces or
+    a split word costs at most one or two extra tokens per cut)."""
+    if len(text) <= limit:
+        return [text]
+    out: list[str] = []
+    i, n = 0, len(text)
+    while n - i > limit:
+        m = _CUT.match(text, i, i + limit + 1)
+        j = m.end() if m is not None and m.end() > i else i + limit
+        out.append(text[i:j])
+        i = j
+    out.append(text[i:])
+    return out
 
 
 # Counts of recently counted texts: one analysis counts the same sections twice (the TOK budget

@@ -43,8 +43,23 @@ log = logging.getLogger("unveil.lsp")
 ADAPTIVE_THRESHOLD_S = 0.25
 ADAPTIVE_CAP_S = 0.5
 
+ANALYSIS_WORKERS = 4
+"""Analysis threads. Runs for one document never overlap (the scheduler), so several threads let
+a small document be analysed while a 1 MB one is (the GIL interleaves them every few ms): one
+slow file no longer delays a keystroke elsewhere. Stale versions are never started: the
+scheduler coalesces a document's requests to its newest version."""
 
-Key = tuple[int, int | None, int]  # (open epoch, document version, settings generation)
+TIME_BUDGET_S = 2.0
+"""An analysis still running after this many seconds publishes a diagnostic saying the file is not
+fully analysed yet (``UNV022``); the full result replaces it when the analysis finishes."""
+
+BUDGET_MIN_CHARS = 100_000
+"""Documents shorter than this never get the ``UNV022`` notice: their analysis takes milliseconds,
+so a run over the budget only means a loaded machine, and a notice would replace real results
+for a moment on every keystroke."""
+
+
+Key = tuple[int, int | None, int, int]  # (open epoch, document version, settings generation, change count)
 
 
 @dataclass
@@ -58,11 +73,14 @@ class UnveilServer(LanguageServer):
     """pygls server with unveil's state. See the module docstring."""
 
     def __init__(self) -> None:
-        super().__init__("unveil", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        from unveil.lsp.protocol import UnveilProtocol
+
+        super().__init__("unveil", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=UnveilProtocol)
         self.init_settings = Settings()  # defaults < initializationOptions
         self.settings = Settings()  # ... < workspace/configuration
         self.settings_generation = 0
-        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="unveil-analysis")
+        self.executor = ThreadPoolExecutor(max_workers=ANALYSIS_WORKERS, thread_name_prefix="unveil-analysis")
         self.scheduler = LatestWinsScheduler(self._analyse_and_publish, self._delay_for)
         self._cache: dict[str, _Entry] = {}
         self._inflight: dict[str, tuple[Key, asyncio.Future]] = {}
@@ -78,6 +96,28 @@ class UnveilServer(LanguageServer):
         self._config_stamps: dict[Any, Any] = {}  # config file → (mtime_ns, size) last used
         self._shown_config_problems: dict[Any, tuple[str, ...]] = {}
         self.listeners: list[Any] = []  # objects with optional on_change/on_close/on_analysed/on_initialized
+        self.isolated = False  # initializationOptions isolated: no project configuration (untrusted workspace)
+        self._config_used: dict[str | None, Any] = {}  # document path → ProjectConfig its settings came from
+
+    def _start_io_async(self, stdin=None, stdout=None):
+        """pygls's stdio loop with :func:`unveil.lsp.protocol.run_async` (framing resync)."""
+        from threading import Event
+
+        from pygls.io_ import StdinAsyncReader, StdoutWriter
+
+        from unveil.lsp.protocol import run_async
+
+        self._stop_event = Event()
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(run_async(self._stop_event, reader, self.protocol))
+        except BrokenPipeError:
+            log.error("connection to the client is lost; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
 
     # -- errors -------------------------------------------------------------------------
     def report_server_error(self, error: Exception, source: Any) -> None:
@@ -117,7 +157,11 @@ class UnveilServer(LanguageServer):
         return self.workspace.text_documents.get(unquote(uri))
 
     def _key(self, uri: str, version: int | None) -> Key:
-        return (self._epoch.get(uri, -1), version, self.settings_generation)
+        """Results are keyed by the document's change counter as well as the client's version: a
+        client that sends two changes with the same version number still gets both analysed."""
+        doc = self.open_document(uri)
+        changes = getattr(doc, "change_count", 0) if doc is not None else 0
+        return (self._epoch.get(uri, -1), version, self.settings_generation, changes)
 
     def current_key(self, uri: str) -> Key | None:
         doc = self.open_document(uri)
@@ -181,7 +225,7 @@ class UnveilServer(LanguageServer):
         return delay
 
     def _compute(self, text: str, path: str | None, settings: Settings, version: int | None, encoding: str,
-                 open_texts: dict[str, str] | None = None):
+                 open_texts: dict[str, str] | None = None, cancelled=None):
         """Worker-thread part: analysis plus diagnostics. Returns ``(analysis, diagnostics, seconds)``.
         ``open_texts`` (path → unsaved text) is read before the disk when resolving @imports."""
         from unveil.core import imports as imports_mod
@@ -189,15 +233,51 @@ class UnveilServer(LanguageServer):
 
         t0 = time.perf_counter()
         reader = imports_mod.disk_reader(overrides=open_texts)
-        analysis = analyze_mod.analyze(text, path, settings, count_tokens=False, reader=reader)
+        analysis = analyze_mod.analyze(text, path, settings, count_tokens=False, reader=reader, cancelled=cancelled)
+        note = self._config_findings(analysis, path)
         diags = to_diagnostics(analysis, version, encoding)
+        if note is not None:
+            diags.append(note)
         return analysis, diags, time.perf_counter() - t0
+
+    def _config_findings(self, analysis: Analysis, path: str | None):
+        """Add ``UNV021`` (a nested project configuration that weakens security rules) to
+        ``analysis``; return the Information diagnostic on line 1 naming the project configuration
+        and what it turns off or lowers (``None`` when it weakens nothing or none applies)."""
+        from unveil.core import project
+        from unveil.core.findings import Finding, Severity
+
+        cfg = self._config_used.get(path)
+        if cfg is None or self.isolated:
+            return None
+        effects = project.effects(cfg)
+        nested = project.nested_weakening(cfg)
+        if nested is not None:
+            msg = (f"Project configuration {cfg.path}, below the repository root, turns off or lowers security "
+                   f"rules ({', '.join(nested[1])}) for the files in its folder, this one included: "
+                   + "; ".join(effects))
+            analyze_mod.add_findings(analysis, [Finding("UNV021", Severity.WARNING, 0, 0, msg, category="internal")])
+        if not effects:
+            return None
+        return types.Diagnostic(
+            range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+            message=f"Project configuration {cfg.path} applies to this file and turns off or lowers: "
+                    + "; ".join(effects),
+            severity=types.DiagnosticSeverity.Information,
+            code="config",
+            source="unveil",
+            data={"config": str(cfg.path)},
+        )
 
     async def _run_compute(self, uri: str, doc: TextDocument, key: Key) -> _Entry:
         loop = asyncio.get_running_loop()
+        def stale() -> bool:  # worker thread: stop between checks once the document moved on
+            current = self.open_document(uri)
+            return current is None or getattr(current, "change_count", 0) != key[3] or self._epoch.get(uri) != key[0]
+
         fut = loop.run_in_executor(
             self.executor, self._compute, doc.source, doc.path, self.settings_for(doc.path), doc.version, self.encoding,
-            self.open_texts(),
+            self.open_texts(), stale,
         )
         self._inflight[uri] = (key, fut)
         try:
@@ -223,12 +303,17 @@ class UnveilServer(LanguageServer):
         entry = self._cache.get(uri)
         if entry is not None and entry.key == key:
             return entry
-        inflight = self._inflight.get(uri)
-        if inflight is not None and inflight[0] == key:
-            analysis, diags, _ = await asyncio.shield(inflight[1])
-            cached = self._cache.get(uri)
-            return cached if cached is not None and cached.key == key else _Entry(key, analysis, diags)
-        return await self._run_compute(uri, doc, key)
+        try:
+            inflight = self._inflight.get(uri)
+            if inflight is not None and inflight[0] == key:
+                analysis, diags, _ = await asyncio.shield(inflight[1])
+                cached = self._cache.get(uri)
+                return cached if cached is not None and cached.key == key else _Entry(key, analysis, diags)
+            return await self._run_compute(uri, doc, key)
+        except analyze_mod.Cancelled:
+            if self.current_key(uri) == key:  # cancelled for another reason: do not loop
+                raise
+            return await self.get_entry(uri)  # the document moved on: analyse its current version
 
     async def get_analysis(self, uri: str, *, with_tokens: bool = False) -> tuple[Analysis, int | None] | None:
         """``(analysis, version)`` for ``uri``'s current version, as :meth:`get_entry`;
@@ -248,7 +333,14 @@ class UnveilServer(LanguageServer):
         key = self._key(uri, doc.version)
         if self._published.get(uri) == key:
             return
-        entry = await self.get_entry(uri)
+        task = asyncio.ensure_future(self.get_entry(uri))
+        done, _ = await asyncio.wait({task}, timeout=TIME_BUDGET_S)
+        if not done:
+            self._publish_in_progress(uri, key)
+        try:
+            entry = await task
+        except analyze_mod.Cancelled:
+            return  # a newer version exists; the scheduler runs again for it
         if entry is None:
             return
         doc = self.open_document(uri)
@@ -267,6 +359,27 @@ class UnveilServer(LanguageServer):
         if served is not _UNSET and entry.analysis.tokens != served and self.settings.inlay_hints:
             self.refresh_inlay_hints()
 
+    def _publish_in_progress(self, uri: str, key: Key) -> None:
+        """The time budget ran out: publish one ``UNV022`` warning for the version being analysed
+        (what is known: that it is not analysed yet); the analysis goes on in the background."""
+        doc = self.open_document(uri)
+        if doc is None or self.current_key(uri) != key:
+            return
+        size = len(doc.source)
+        if size < BUDGET_MIN_CHARS:
+            return
+        diag = types.Diagnostic(
+            range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+            message=(f"unveil has not finished analysing this file ({size:,} characters) after "
+                     f"{TIME_BUDGET_S:g} s; it is not fully analysed yet and the results will replace this "
+                     "message when the analysis finishes"),
+            severity=types.DiagnosticSeverity.Warning,
+            code="UNV022",
+            source="unveil",
+        )
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[diag], version=doc.version))
+
     def note_served_tokens(self, uri: str, report: Any) -> None:
         """Remember the token report the client's inlay hints show for ``uri``."""
         self._served_tokens[uri] = report
@@ -275,8 +388,10 @@ class UnveilServer(LanguageServer):
         """Settings changed: drop caches and re-analyse every open document."""
         self.settings_generation += 1
         self._cache.clear()
-        for uri in list(self.workspace.text_documents):
-            self.scheduler.request(uri, immediate=True)
+        # doc.uri is the URI exactly as the client sent it (``a%20b.md``); the workspace's keys are
+        # pygls's normalised (decoded) form, under which the client would see a second document
+        for doc in list(self.workspace.text_documents.values()):
+            self.scheduler.request(doc.uri, immediate=True)
 
     def refresh_inlay_hints(self) -> None:
         """Send ``workspace/inlayHint/refresh`` if the client supports it (coalesced: at most one
@@ -339,10 +454,11 @@ class UnveilServer(LanguageServer):
         except RuntimeError:
             root = None
         try:
-            settings, cfg = project.settings_for(path, self.editor_layers, fallback_dir=root)
+            settings, cfg = project.settings_for(path, self.editor_layers, fallback_dir=root, isolated=self.isolated)
         except Exception:  # noqa: BLE001 - configuration never stops analysis
             log.exception("project configuration failed for %s", path)
             return self.settings
+        self._config_used[path] = cfg
         if cfg is not None:
             old = self._config_stamps.get(cfg.path)
             self._config_stamps[cfg.path] = cfg.stamp
@@ -428,4 +544,5 @@ def run(argv: list[str] | None = None) -> int:
     # pay for it. The executor has one worker, so a didOpen queued meanwhile simply runs next.
     server.executor.submit(_warm_up)
     server.start_io()
-    return 0
+    # LSP 3.17: exit after shutdown exits 0, exit without shutdown exits 1 (end of input: 0)
+    return server.protocol.exit_code or 0

@@ -39,13 +39,46 @@ def lsp_lines(text: str) -> tuple[str, ...]:
 
 
 class LspTextDocument(TextDocument):
-    """A pygls ``TextDocument`` whose :attr:`lines` follow the LSP line-break rules.
+    """A pygls ``TextDocument`` whose :attr:`lines` follow the LSP line-break rules and whose
+    incremental changes clamp out-of-range positions as LSP 3.17 says.
 
     Lines are cached per source string (the source is replaced, never mutated, on each change).
+    ``change_count`` counts every change applied (results are keyed by it, not by the client's
+    version alone: a client that repeats a version number still gets its change analysed).
     """
 
     _lines_source: str | None = None
     _lines_cache: tuple[str, ...] = ()
+    change_count: int = 0
+
+    def apply_change(self, change) -> None:
+        super().apply_change(change)
+        self.change_count += 1
+
+    def _apply_incremental_change(self, change) -> None:
+        """Replace ``change.range`` by ``change.text`` with the spec's clamping (LSP 3.17,
+        "Position"): a character past the line's content means the end of the content (never
+        inside the ``\r\n`` pair, never on the next line); a line past the last means the end
+        of the document; a character inside a surrogate pair (UTF-16) or a UTF-8 sequence
+        rounds down to the start of that code point; a reversed range is ordered.
+
+        Stock pygls 2.1 clamps to the character *before* the line break of the line, or past it
+        (``ab\ncd`` + insert at (0, 3) gives ``ab\nXcd``), drops text inserted past the last
+        line, and rounds inside surrogate pairs differently in ``position_from_client_units``
+        and ``_apply_incremental_change``. Upstream should convert each position to an
+        absolute offset once, with the clamping above, and splice the source string."""
+        from unveil.core.document import Document
+        from unveil.lsp.convert import encoding_name
+
+        source = self.source
+        doc = Document(source)
+        enc = encoding_name(getattr(self._position_codec, "encoding", "utf-16"))
+        r = change.range
+        a = doc.from_client(r.start.line, r.start.character, enc)
+        b = doc.from_client(r.end.line, r.end.character, enc)
+        if b < a:
+            a, b = b, a
+        self._source = source[:a] + change.text + source[b:]
 
     @property
     def lines(self) -> Sequence[str]:

@@ -111,3 +111,38 @@ def no_lone_surrogates(text: str | None) -> str | None:
     if not any(0xD800 <= ord(c) <= 0xDFFF for c in text):
         return text
     return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+
+
+def config_summary(results) -> dict:
+    """Which project configuration the run applied and what it turned off or lowered, from
+    each result's ``analysis.extra["config"]`` (set by the CLI): ``{"isolated": bool,
+    "applied": [{"path": str, "files": int, "effects": [str, ...]}]}`` (``applied`` in path
+    order; ``effects`` empty when the configuration weakens nothing). JSON's top-level
+    ``config``, SARIF's invocation ``properties.config``, and the text report's summary lines."""
+    isolated = False
+    applied: dict[str, dict] = {}
+    for r in results:
+        info = r.analysis.extra.get("config") or {}
+        isolated = isolated or bool(info.get("isolated"))
+        path = info.get("path")
+        if path:
+            entry = applied.setdefault(path, {"path": no_lone_surrogates(path), "files": 0,
+                                              "effects": [no_lone_surrogates(e) for e in info.get("effects", ())]})
+            entry["files"] += 1
+    return {"isolated": isolated, "applied": [applied[k] for k in sorted(applied)]}
+
+
+def config_lines(summary: dict) -> list[str]:
+    """The text report's lines for :func:`config_summary` (none when no project configuration
+    was found and ``--isolated`` was not given)."""
+    if summary["isolated"]:
+        return ["Project configuration: ignored (--isolated)."]
+    out = []
+    for a in summary["applied"]:
+        files = f"{a['files']:,} file" + ("" if a["files"] == 1 else "s")
+        if a["effects"]:
+            out.append(f"Project configuration {printable(a['path'])} applied to {files}; it turns off or lowers: "
+                       + "; ".join(printable(e) for e in a["effects"]) + ".")
+        else:
+            out.append(f"Project configuration {printable(a['path'])} applied to {files}; it turns nothing off.")
+    return out

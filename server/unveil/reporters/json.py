@@ -38,6 +38,9 @@ def finding_dict(result: FileResult, finding) -> dict:
         "end_column": s.end_column,
         "message": no_lone_surrogates(finding.message),
         "hidden_text": no_lone_surrogates(finding.hidden_text),
+        **({"related": [{"path": no_lone_surrogates(p), "line": sl + 1, "column": sc + 1, "end_line": el + 1,
+                         "end_column": ec + 1, "message": no_lone_surrogates(m)}
+                        for p, sl, sc, el, ec, m in finding.related]} if finding.related else {}),
     }
 
 
@@ -56,5 +59,8 @@ def file_dict(result: FileResult) -> dict:
 
 def render(results: Iterable[FileResult]) -> str:
     """The whole report as a JSON document (UTF-8 safe, ends with a newline)."""
-    data = {"files": [file_dict(r) for r in results]}
+    from unveil.reporters.common import config_summary
+
+    results = list(results)
+    data = {"files": [file_dict(r) for r in results], "config": config_summary(results)}
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"

@@ -32,7 +32,7 @@ from unveil import __version__
 from unveil.core.findings import Severity
 from unveil.core.fingerprint import SARIF_KEY, analysis_fingerprints
 from unveil.core.rules import Rule, bundled_rules
-from unveil.reporters.common import FileResult, no_lone_surrogates, span
+from unveil.reporters.common import FileResult, no_lone_surrogates, printable, span
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/unveil-lsp/unveil"
@@ -121,6 +121,31 @@ def _uri(path: str) -> tuple[str, str | None]:
     return quote(PurePosixPath(*p.parts).as_posix(), safe="/", errors="surrogateescape"), SRCROOT
 
 
+def _related_location(index: int, rel: tuple) -> dict:
+    """A SARIF ``location`` for one ``Finding.related`` entry (1-based, code-point columns)."""
+    path, sl, sc, el, ec, message = rel
+    uri, base = _uri(display_related(path))
+    artifact = {"uri": uri}
+    if base:
+        artifact["uriBaseId"] = base
+    return {
+        "id": index,
+        "physicalLocation": {
+            "artifactLocation": artifact,
+            "region": {"startLine": sl + 1, "startColumn": sc + 1, "endLine": el + 1, "endColumn": ec + 1},
+        },
+        "message": {"text": no_lone_surrogates(message)},
+    }
+
+
+def display_related(path: str) -> str:
+    """A related file's path relative to the working directory when inside it, else absolute."""
+    try:
+        return Path(path).resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except (ValueError, OSError):
+        return path
+
+
 def render(
     results: Iterable[FileResult],
     notifications: Iterable[str] = (),
@@ -129,7 +154,7 @@ def render(
     """The SARIF log as JSON text. ``root`` is the folder relative paths are relative to
     (default: the working directory); ``notifications`` are messages about unreadable paths."""
     results = list(results)
-    notes = [no_lone_surrogates(n) for n in notifications]
+    notes = [printable(no_lone_surrogates(n)) for n in notifications]
     descriptors = [rule_descriptor(r) for r in bundled_rules()]
     index = {d["id"]: i for i, d in enumerate(descriptors)}
     out_results = []
@@ -155,7 +180,9 @@ def render(
                 "ruleId": f.rule,
                 "ruleIndex": index[f.rule],
                 "level": level(f.severity),
-                "message": {"text": no_lone_surrogates(f.message) or f.rule},
+                # messages of user rules and names from user price/rule files are escaped
+                # (printable): a terminal or log viewer never runs an escape sequence from them
+                "message": {"text": printable(no_lone_surrogates(f.message)) or f.rule},
                 "locations": [
                     {
                         "physicalLocation": {
@@ -179,6 +206,8 @@ def render(
                 result["properties"]["security-severity"] = sec
             if f.hidden_text is not None:
                 result["properties"]["hiddenText"] = no_lone_surrogates(f.hidden_text)
+            if f.related:
+                result["relatedLocations"] = [_related_location(i, rel) for i, rel in enumerate(f.related)]
             out_results.append(result)
     base_dir = Path(root) if root is not None else Path.cwd()
     base_uri = base_dir.resolve().as_uri()
@@ -187,6 +216,16 @@ def render(
     invocation: dict = {"executionSuccessful": not notes}
     if notes:
         invocation["toolExecutionNotifications"] = [{"level": "error", "message": {"text": n}} for n in notes]
+    from unveil.reporters.common import config_summary
+
+    config = config_summary(results)
+    if config["isolated"] or config["applied"]:
+        invocation["properties"] = {"config": config}
+    for a in config["applied"]:  # a scanned repository's own configuration never blinds silently
+        if a["effects"]:
+            invocation.setdefault("toolExecutionNotifications", []).append(
+                {"level": "warning", "message": {"text": f"project configuration {a['path']} turns off or lowers: "
+                                                         + "; ".join(a["effects"])}})
     log = {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",

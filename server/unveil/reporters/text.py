@@ -100,6 +100,9 @@ def render(results: Iterable[FileResult], colour: bool = False, errors: int = 0,
     if errors:
         lines.append(f"{_plural(errors, 'path')} could not be read (see above).")
     lines.extend(printable(n) for n in notes)
+    from unveil.reporters.common import config_lines, config_summary
+
+    lines.extend(config_lines(config_summary(results)))
     return "\n".join(lines) + "\n"
 
 

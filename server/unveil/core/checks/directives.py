@@ -113,6 +113,27 @@ needs time in proportion to the text, so a fixed bound would cut it off on a lar
 padded 10 MB file would hide its payload from every rule); a catastrophic pattern still stops."""
 
 
+USER_BUDGET_S = 2.0
+"""Most seconds all user (non-bundled) patterns together may take on one file; the rest of the user
+patterns are then skipped for that file with one ``UNV023`` finding."""
+DISABLE_AFTER = 3
+"""A pattern that timed out on this many files is disabled for the rest of the run (process):
+each later file gets one ``UNV024`` finding, and the disabling is logged once."""
+_timeouts: dict[tuple[str, str], int] = {}
+
+
+_BUNDLED_DIR: list[str] = []
+
+
+def _is_user(pr) -> bool:
+    if not _BUNDLED_DIR:
+        from unveil.core.rules import bundled_rules_dir
+
+        _BUNDLED_DIR.append(str(bundled_rules_dir()))
+    src = str(pr.rule.source or "")
+    return bool(src) and not src.startswith(_BUNDLED_DIR[0])
+
+
 def pattern_timeout(n_chars: int) -> float:
     """Time bound (seconds) for one pattern over a document of ``n_chars`` code points."""
     return PATTERN_TIMEOUT + max(0, n_chars - 100_000) / 1_000_000 * TIMEOUT_PER_MB
@@ -1097,8 +1118,19 @@ def scan_text(text: str, prules: PatternRules | None = None, timeout: float | No
 
 def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float, seen: dict, line_of) -> list[Finding]:
     out: list[Finding] = []
+    user_spent = 0.0  # seconds all user (non-bundled) patterns took on this text: USER_BUDGET_S
+    budget_noted = False
     for pr in prules.rules:
         if kind is not None and "*" not in pr.kinds and kind not in pr.kinds:
+            continue
+        user = _is_user(pr)
+        if user and user_spent > USER_BUDGET_S:
+            if not budget_noted:
+                budget_noted = True
+                out.append(Finding("UNV023", Severity.WARNING, 0, 0,
+                                   f"user pattern rules took more than {USER_BUDGET_S:.1f} s on this file; rule "
+                                   f"{pr.id} and the user rules after it were not run on it", category="internal",
+                                   data={"rule": pr.id}))
             continue
         spans = seen.setdefault(pr.id, [])  # one finding per overlapping stretch, whichever pattern hit first
         names = ["reading", "view"] if needs_raw(pr) else ["reading"]
@@ -1110,9 +1142,26 @@ def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float
             for i, pat in enumerate(pr.patterns):
                 if i in timed_out:
                     continue
-                f_or_timeout = _scan_pattern(pr, i, pat, t, state, timeout, spans, out)
+                tkey = (pr.id, pat.pattern)
+                if _timeouts.get(tkey, 0) >= DISABLE_AFTER:
+                    timed_out.add(i)
+                    out.append(Finding("UNV024", Severity.WARNING, 0, 0,
+                                       f"rule {pr.id} ({pr.rule.source}): pattern {_clip(pat.pattern, 60)!r} timed out "
+                                       f"on {DISABLE_AFTER} files and is disabled for this run; it did not check this file",
+                                       category="internal", data={"rule": pr.id}))
+                    continue
+                started = time.monotonic()
+                try:
+                    f_or_timeout = _scan_pattern(pr, i, pat, t, state, timeout, spans, out)
+                finally:
+                    if user:
+                        user_spent += time.monotonic() - started
                 if f_or_timeout is not None:
                     timed_out.add(i)
+                    _timeouts[tkey] = _timeouts.get(tkey, 0) + 1
+                    if _timeouts[tkey] == DISABLE_AFTER:
+                        log.warning("rule %s: pattern %r timed out on %d files; disabled for this run",
+                                    pr.id, _clip(pat.pattern, 60), DISABLE_AFTER)
                     o = f_or_timeout
                     where = (f"after its last match on line {line_of(o) + 1}" if o else "anywhere in the file")
                     out.append(
@@ -1219,6 +1268,10 @@ def _finding(pr: PatternRule, state: DocState, t: _Target, vs: int, ve: int, tim
     jve = max(jvs + 1, view.view_offset(oend))
     j = cx.judge(dc, pr.options, pr.rule.severity, jvs, jve, pr.raise_if, pr.lower_if, timeout)
     matched = t.text[vs:ve]
+    if pr.rule.category == "secrets":  # never print a secret: CI logs and SARIF uploads are public
+        from unveil.core.redact import redact
+
+        matched = redact(matched)
     try:
         msg = pr.message.format(match=_clip(matched))
     except (KeyError, IndexError, ValueError):
@@ -1237,7 +1290,7 @@ def _finding(pr: PatternRule, state: DocState, t: _Target, vs: int, ve: int, tim
         oend,
         msg,
         category=pr.rule.category,
-        hidden_text=matched if (j.region == "hidden" and matched != original) else None,
+        hidden_text=matched if (j.region == "hidden" and view.text[vs:ve] != original) else None,
         data={"region": j.region, "context": list(j.reasons), "base_severity": pr.rule.severity.label,
               "combo": pr.combo, "reading": t.name, **({"normalised": matched} if normalised else {})},
     )

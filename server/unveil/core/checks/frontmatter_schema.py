@@ -297,6 +297,8 @@ def compose(text: str, span: fm_mod.FrontmatterSpan) -> Parsed:
         return Parsed(span, [], f"{type(exc).__name__}: {exc}", first_line + 1)
     if node is None:
         return Parsed(span, [])
+    if fm_mod.expanded_size(node) > fm_mod.ALIAS_LIMIT:  # alias bomb: never walk the expansion
+        return Parsed(span, [], fm_mod.alias_bomb_message(first_line + 1), first_line + 1)
     if not isinstance(node, MappingNode):
         kind = {ScalarNode: "a scalar", SequenceNode: "a list"}.get(type(node), "not a mapping")
         return Parsed(span, [], f"the frontmatter is {kind}, not a mapping of keys to values", first_line + 1)
@@ -562,6 +564,10 @@ def check_text(text: str, schema: Schema, path: str | None = None) -> Iterator[F
     yaml_text = text[span.yaml_start : span.yaml_end]
     if any(ch in yaml_text for ch in YAML11_BREAKS):
         yield from _yaml11_breaks(text, span, parsed)
+    if parsed.error and parsed.error.startswith(fm_mod.ALIAS_BOMB):
+        a, b = _line_range(text, parsed.error_line or span.yaml_line + 1)
+        yield _finding("FMT040", Severity.ERROR, a, b, f"Frontmatter {parsed.error}. {_skip_note(schema)}")
+        return
     if parsed.error and not parsed.loose:
         a, b = _line_range(text, parsed.error_line or span.yaml_line + 1)
         yield _finding(

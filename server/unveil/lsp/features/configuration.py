@@ -41,6 +41,16 @@ async def pull(ls) -> object | None:
     return result[0] if result else None
 
 
+def wants_isolation(options) -> bool:
+    """Whether ``initializationOptions`` ask for no project configuration: ``isolated: true`` at the
+    top level or in the ``unveil`` section (the VS Code client sends it for an untrusted
+    workspace, Workspace Trust; other editors may set it for repositories they do not trust)."""
+    if not isinstance(options, dict):
+        return False
+    section = options.get("unveil") if isinstance(options.get("unveil"), dict) else options
+    return bool(section.get("isolated") or options.get("isolated"))
+
+
 def register(server) -> None:
     from unveil.lsp.registry import safe
 
@@ -48,6 +58,7 @@ def register(server) -> None:
     @safe()
     def initialize(ls, params: types.InitializeParams) -> None:
         install_workspace(ls)
+        ls.isolated = wants_isolation(params.initialization_options)
         ls.init_settings = Settings().merged(params.initialization_options)
         ls.editor_layers = [params.initialization_options, None]  # over the project config
         ls.settings = ls.init_settings

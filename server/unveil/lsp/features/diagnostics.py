@@ -32,6 +32,7 @@ def to_diagnostic(finding: Finding, index: int, analysis: Analysis, version: int
         code_description=types.CodeDescription(href=rule.doc_url) if rule is not None else None,
         source=SOURCE,
         data={"version": version, "index": index},
+        related_information=related_information(finding) or None,
     )
 
 
@@ -63,6 +64,22 @@ def groups(findings: list[Finding]) -> list[tuple[int, list[int]]]:
     return out
 
 
+def related_information(finding: Finding) -> list[types.DiagnosticRelatedInformation]:
+    """``Finding.related`` as LSP related information (the imported file's lines; columns are
+    the finding's code-point columns, exact for text without astral characters in UTF-16)."""
+    from pathlib import Path
+
+    out = []
+    for path, sl, sc, el, ec, message in finding.related:
+        try:
+            uri = Path(path).absolute().as_uri()
+        except ValueError:
+            continue
+        rng = types.Range(types.Position(sl, sc), types.Position(el, ec))
+        out.append(types.DiagnosticRelatedInformation(types.Location(uri, rng), message))
+    return out
+
+
 def to_diagnostics(analysis: Analysis, version: int | None, encoding: str,
                    rules: RuleSet | None = None) -> list[types.Diagnostic]:
     """The findings of ``analysis`` as diagnostics, one per :func:`groups` group, in finding
@@ -88,7 +105,7 @@ def to_diagnostics(analysis: Analysis, version: int | None, encoding: str,
             d.message += " · also in this hidden text: " + ", ".join(f"{g.rule} {g.severity.label}" for g in ms)
             d.data = {**d.data, "members": members}
             if uri:
-                d.related_information = [
+                d.related_information = list(d.related_information or []) + [
                     types.DiagnosticRelatedInformation(
                         location=types.Location(uri=uri, range=lsp_range(analysis.doc, g.start, g.end, encoding)),
                         message=f"{g.rule}: {g.message}",

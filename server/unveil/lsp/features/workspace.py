@@ -86,6 +86,31 @@ class WorkspaceIndex:
                 out.append(Path(root))
         return [p for p in out if p.is_dir()]
 
+    def _escape(self, path: Path):
+        """The resolved target of ``path`` when it is a symlink leaving every workspace root."""
+        from unveil.core.discovery import escape_target
+
+        if not os.path.islink(path):
+            return None
+        roots = self._roots or self.roots()
+        targets = [escape_target(path, r) for r in roots] if roots else [escape_target(path, path.parent)]
+        return targets[0] if targets and all(t is not None for t in targets) else None
+
+    def _find(self, root: Path) -> list[Path]:
+        """:func:`unveil.core.workspace.find_agent_files`, plus the agent-file symlinks that leave
+        ``root`` (never read; analysed by :meth:`_analyse_disk` as ``UNV020`` findings)."""
+        from unveil.core import discovery
+
+        out: list[Path] = []
+        try:
+            for p in discovery.walk(Path(root).absolute(), outside=lambda f, t: out.append(f)):
+                out.append(p)
+                if len(out) >= ws_core.MAX_FILES:
+                    break
+        except Exception:  # noqa: BLE001 - a walk never crashes the scan
+            pass
+        return out
+
     def _shown(self, path: Path) -> str:
         for r in self._roots or self.roots():
             try:
@@ -116,8 +141,14 @@ class WorkspaceIndex:
         from unveil.core.analyze import analyze
         from unveil.lsp.features.diagnostics import to_diagnostics
 
+        target = self._escape(path)
+        if target is not None:  # a symlink out of the workspace: never read (UNV020)
+            from unveil.core.analyze import refused
+
+            analysis = refused(str(path), str(target), settings)
+            return analysis, to_diagnostics(analysis, None, encoding)
         try:
-            text = ws_core.read_text(path)
+            text = ws_core.read_text(path)  # core/safe_read.py: regular files only, never blocks on a FIFO
         except OSError:
             return None
         analysis = analyze(text, str(path), settings, reader=imports_mod.disk_reader(overrides=open_texts))
@@ -169,7 +200,7 @@ class WorkspaceIndex:
             self._roots = self.roots()
             files: list[Path] = []
             for r in self._roots:
-                found = await loop.run_in_executor(None, ws_core.find_agent_files, r)
+                found = await loop.run_in_executor(None, self._find, r)
                 files.extend(found)
                 if len(found) >= ws_core.MAX_FILES:
                     # never miss silently: say what the background scan left out
@@ -288,7 +319,7 @@ class WorkspaceIndex:
         if (refresh or not self.scanned) and not self.scanning:
             await self.scan()
         entries = dict(self.entries)
-        for uri in list(self.server.workspace.text_documents):
+        for uri in [d.uri for d in list(self.server.workspace.text_documents.values())]:  # the client's URIs
             got = await self.server.get_analysis(uri, with_tokens=True)
             if got is None:
                 continue
