@@ -298,10 +298,11 @@ def test_documentation_hidden_mode_drops_and_says_so(tmp_path, monkeypatch, run)
     lines = out.splitlines()
     assert not any(x.startswith("README.md:3:") for x in lines)
     assert any(x.startswith("README.md:5:") and "SUP001" in x for x in lines)
-    assert "Configuration applied: .unveil.toml" in lines
+    assert ("Project configuration .unveil.toml applied to 1 file; it turns off or lowers: documentation = hidden "
+            "(risky-directive findings in visible text of non-agent Markdown not reported).") in lines
     assert any(x.startswith("Documentation (Markdown that is not an agent file): ") and "not reported" in x for x in lines)
     md = run("check", ".", "--format", "markdown")[1]
-    assert "> Configuration applied: .unveil.toml\n" in md
+    assert "Project configuration .unveil.toml applied to 1 file; it turns off or lowers: documentation = hidden" in md
 
 
 # ------------------------------------------------------------------ progress bar
@@ -338,9 +339,9 @@ def test_configuration_selectors_expand_and_are_checked():
     s = DEFAULT_SETTINGS.merged({"select": ["HID00"], "severity": {"hid02": "info"},
                                  "perFileIgnores": {"docs/*.md": ["prompt-injection", "SUP01x"]}})
     assert sorted(s.select) == [f"HID00{i}" for i in range(1, 10)]
-    assert sorted(s.severity) == [f"HID02{i}" for i in range(0, 7)]
+    assert sorted(s.severity) == [f"HID02{i}" for i in range(0, 9)]
     assert s.per_file_ignores == (("docs/*.md", frozenset({"prompt-injection", "SUP01x"})),)
     assert s.problems == ("setting perFileIgnores.docs/*.md: unknown rule or category 'SUP01x'; "
-                          "did you mean 'SUP010' or 'SUP001'? (see `unveil rules`)",)
+                          "did you mean 'SUP012' or 'SUP011'? (see `unveil rules`)",)
     # user rules may define ids unveil does not know: no problem then
     assert DEFAULT_SETTINGS.merged({"rulesPaths": ["r.toml"], "select": ["ACME001"]}).problems == ()

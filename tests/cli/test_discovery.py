@@ -146,7 +146,9 @@ def test_config_exclude_and_cli_notes(tmp_path, monkeypatch, run):
     code, out, err = run("check", ".")
     assert err == ""
     assert [x.split(":")[0] for x in out.splitlines() if " · grade " in x] == ["AGENTS.md", "docs/guide.md"]
-    assert out.endswith("Configuration applied: .unveil.toml\nLeft out by exclude globs: 1 file or folder\n")
+    assert out.endswith("Left out by exclude globs: 1 file or folder\n"
+                        "Project configuration .unveil.toml applied to 2 files; it turns off or lowers: exclude: "
+                        "fixtures/** (files not scanned).\n")
     # --exclude replaces the default skip list and the configuration's exclude (node_modules is
     # scanned), not its extend-exclude (fixtures stay out)
     code, out, err = run("check", ".", "--exclude", "docs")

@@ -347,6 +347,12 @@ def effects(cfg: ProjectConfig | None, rules=None) -> list[str]:
         out.append(f"kinds remapped: {', '.join(f'{g}={k}' for g, k in sorted(s.kind_map.items()))}")
     if s.budgets:
         out.append(f"token budgets: {', '.join(f'{k}={v}' for k, v in sorted(s.budgets.items()))}")
+    documentation = getattr(s, "documentation", "info")
+    if documentation == "hidden":
+        out.append("documentation = hidden (risky-directive findings in visible text of non-agent Markdown not reported)")
+    excludes = list(cfg.data.get("exclude") or ()) + list(cfg.data.get("extendExclude") or ())
+    if excludes:
+        out.append(f"exclude: {', '.join(map(str, excludes))} (files not scanned)")
     return out
 
 

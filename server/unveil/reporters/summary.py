@@ -81,6 +81,9 @@ def render(results: Iterable[FileResult], notes: Iterable[str] = ()) -> str:
         if total > listed:
             lines.append(f"- … and {_plural(total - listed, 'more finding')} (see the job log or the SARIF report)")
         lines.append("")
-    for n in notes:
+    from unveil.reporters.common import config_lines, config_summary
+
+    results = list(results) if not isinstance(results, list) else results
+    for n in [*notes, *config_lines(config_summary(results))]:
         lines.append(f"> {inline(printable(n))}")
     return "\n".join(lines).rstrip("\n") + "\n"
