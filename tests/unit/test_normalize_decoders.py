@@ -392,3 +392,20 @@ def test_generated_family_fires_same_rule(mutation):
             missed.append((rid, text))
     # every sentence of the family is found after every mutation
     assert missed == []
+
+
+def test_model_view_pass_visits_only_rewritten_lines():
+    text = "Plain line one.\nPlain line two.\n**Bold** line.\nPlain line four.\n"
+    state = directives.doc_state(text, None)
+    view = state.targets["view"]
+    assert view.changed() == {2}
+    assert view.changed_spans(pad=0) == [(32, 47)]
+    assert text[32:47] == "**Bold** line.\n"
+
+
+def test_raw_rule_still_fires_through_emphasis_on_the_view():
+    key = "AKIA2E3MNVQWJ7LRYH5T"
+    text = f"Set **export AWS_ACCESS_KEY_ID={key}** first."
+    secs = [x for x in fired(text) if x[0] == "SEC001"]
+    assert len(secs) == 1
+    assert text[secs[0][3].start : secs[0][3].end].find(key) >= 0

@@ -377,7 +377,7 @@ _DENY_KEY = regex.compile(
     regex.I,
 )
 _EXAMPLE = regex.compile(
-    r"\be\.g\.|\bi\.e\.|\bfor\s+(?:example|instance)\b|\bsuch\s+as\b|\blike\s*:|(?<![\w.@/-])(?:examples?|samples?)\b(?![.-]\w)"
+    r"\be\.g[.:]|\bi\.e\.|\bfor\s+(?:example|instance)\b|\bsuch\s+as\b|\blike\s*:|(?<![\w.@/-])(?:examples?|samples?)\b(?![.-]\w)"
     r"|\bdetect(?:s|ed|ing|ion|or)?\b|\bflag(?:s|ged|ging)?\b|\blook(?:s|ing)?\s+(?:out\s+)?for\b|\bwatch(?:es|ing)?\s+(?:out\s+)?for\b"
     r"|\bscan(?:s|ning)?\s+for\b|\bsigns?\s+of\b|\bindicators?\b|\bphrases?\b|\bpatterns?\b|\bstrings?\s+like\b"
     r"|\battempts?\b|\bcatch(?:es|ing)?\b|\bred\s+flags?\b|\bsuspicious\b|\bmalicious\b|\battack(?:s|er|ers)?\b"

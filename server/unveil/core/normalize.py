@@ -40,8 +40,9 @@ Which reading a rule runs on (see :func:`unveil.core.checks.directives.run_rules
 rule runs on the normalised reading; rules where the raw form matters also run on the model view,
 and their findings are merged by original range (one finding per rule per payload). "Raw form
 matters" is decided per rule: the ``secrets`` family (exact key formats), and any rule whose
-patterns name a character the reading rewrites (a literal ``*``, backtick, ``&``, ``%`` or
-backslash).
+patterns name something the reading rewrites (a literal ``*``, ``~~`` or backtick, a character
+reference, a percent or backslash escape). That second pass only visits the lines the reading
+rewrote (widened by three lines for patterns that may span lines): elsewhere both agree.
 
 Nothing here raises on any input.
 """

@@ -1502,6 +1502,10 @@ def _strip_prompts(text: str, console: bool) -> tuple[str, bool]:
     return "\n".join(out), True
 
 
+BANG_KINDS = frozenset({"claude-skill", "claude-command", "claude-agent", "markdown"})
+"""File kinds where `` !`cmd` `` and ```` ```! ```` run when invoked (Claude Code skills and commands;
+``markdown``: a file whose kind is unknown is given the benefit of the doubt the attacker wants)."""
+
 CONFIG_LANGS = frozenset({"json", "jsonc", "json5", "yaml", "yml", "toml"})
 _JSON_COMMAND = re.compile(r'"(?:command|cmd|script|run)"\s*:\s*"((?:\\.|[^"\\\n]){1,4000})"')
 _YAML_COMMAND = re.compile(r"(?m)^[ \t-]*(?:command|cmd|run)\s*[:=]\s*(?:(['\"])(.{1,4000}?)\1|([^'\"#\n][^\n]{0,4000}))[ \t]*$")
@@ -1598,7 +1602,7 @@ def check(ctx) -> list[Finding]:
             continue
         body_text, omap = body
         origin = "code"
-        if info.startswith("!"):
+        if info.startswith("!") and (getattr(ctx, "kind", "") or "") in BANG_KINDS:
             origin = "bang"
             lang = info[1:].strip().split(maxsplit=1)[0].lower() if info[1:].strip() else "bash"
         if lang in PY_LANGS:
@@ -1616,6 +1620,7 @@ def check(ctx) -> list[Finding]:
             out.extend(command_findings(stripped, omap, origin))
     # indented code blocks and inline code spans
     fence_starts = {a for a, _b in fence_spans}
+    bang_kinds = (getattr(ctx, "kind", "") or "") in BANG_KINDS
     for span in md.code:
         if span.start in fence_starts:
             continue
@@ -1626,7 +1631,7 @@ def check(ctx) -> list[Finding]:
             lead = 1 if inner.startswith(" ") and inner.endswith(" ") and inner.strip() else 0
             code = inner[lead : len(inner) - lead] if lead else inner
             base = span.start + n + lead
-            bang = span.start > 0 and text[span.start - 1] == "!"
+            bang = span.start > 0 and text[span.start - 1] == "!" and bang_kinds
             if "\n" in code or "\r" in code:
                 code = re.sub(r"\r\n|\r|\n", " ", code)
             if bang or _inline_command(code):

@@ -1001,6 +1001,23 @@ class _Target:
 
         self.changed = changed
 
+    def changed_spans(self, pad: int = 3) -> list[tuple[int, int]]:
+        """``(pos, endpos)`` of the rewritten lines (:meth:`set_changed`), each widened by ``pad``
+        lines on either side, merged and in order."""
+        got = getattr(self, "_near", None)
+        if got is None:
+            lines = self.line_index()
+            got = []
+            for ln in sorted(self.changed()):
+                a = lines.span(max(0, ln - pad))[0]
+                b = lines.span(min(lines.n - 1, ln + pad))[1]
+                if got and a <= got[-1][1]:
+                    got[-1] = (got[-1][0], max(got[-1][1], b))
+                else:
+                    got.append((a, b))
+            self._near = got
+        return got
+
     def line_index(self) -> "_Lines":
         if self.lines is None:
             self.lines = _Lines(self.text, self.folded)
@@ -1200,12 +1217,15 @@ def _scan_pattern(pr: PatternRule, i: int, pat, t: _Target, state: DocState, tim
             if cand is not None:
                 windows_spans = [lines.span(ln) for ln in cand]
     windows = None  # else (pos, stop, endpos) around the literals of a bounded-width pattern
-    if clauses and windows_spans is None and len(vt) > _WINDOW_MIN_TEXT:
+    if clauses and windows_spans is None and len(vt) > _WINDOW_MIN_TEXT and t.changed is None:
         bounds = pr.widths[i] if i < len(pr.widths) else None
         if bounds is not None:
             lines = t.line_index()
             if lines.ok:
                 windows = lines.windows(clauses, bounds)
+    if t.changed is not None and windows_spans is None:
+        # the model view pass: only text around what the reading rewrote can match differently
+        windows_spans = t.changed_spans()
     last = 0
     try:
         if windows is not None:
