@@ -95,7 +95,7 @@ def analyze(
     as an ``UNV001`` error finding so nothing is left unscanned silently.
     """
     if count_tokens:
-        tokens.count("", wait=True)  # token budgets (TOK rules) need counts: load the tokenizer first
+        tokens.wait()  # token budgets (TOK rules) need counts: load the tokenizer first
     doc = Document(text)
     md = markdown.parse(doc)
     fm = frontmatter.parse(text)

@@ -9,9 +9,14 @@ gunzipped bytes must hash to :data:`O200K_SHA256`; a mismatch raises :class:`Tok
 Loading takes about half a second, so it happens in a background thread:
 
 * :func:`preload` starts loading and returns at once (idempotent);
-* :func:`ready` says whether the encoding is loaded;
+* :func:`ready` says whether the encoding is loaded; :func:`wait` waits for the load to finish;
 * :func:`count` counts tokens (``wait=False`` returns ``None`` while still loading);
 * :func:`encoding` returns the ``tiktoken.Encoding`` (waits).
+
+The parsed ranks (about 200,000 ``bytes → int`` pairs) are kept in the user cache directory
+(:mod:`unveil.core.cache`, file ``o200k-<sha256 prefix>.marshal``) so later processes skip the
+base64 parsing; the cache entry is rebuilt from the bundled file whenever it is missing or
+unreadable.
 
 All functions are thread-safe. Counting uses ``encode_ordinary``: text that quotes special
 tokens such as ``<|endoftext|>`` is counted as ordinary text instead of raising.
@@ -84,23 +89,46 @@ def build_encoding(gz_bytes: bytes) -> tiktoken.Encoding:
 
     Raises :class:`TokenizerError` if the data does not decompress or its SHA-256 differs.
     """
+    return _encoding_of(_ranks_of(gz_bytes))
+
+
+def _ranks_of(gz_bytes: bytes) -> dict[bytes, int]:
     try:
         raw = gzip.decompress(gz_bytes)
     except (OSError, EOFError, ValueError) as exc:
         raise TokenizerError(f"bundled {DATA_FILE} cannot be decompressed: {exc}; reinstall unveil") from exc
-    ranks = _read_ranks(raw)
+    return _read_ranks(raw)
+
+
+def _encoding_of(ranks: dict[bytes, int]) -> tiktoken.Encoding:
     return tiktoken.Encoding(name="o200k_base", pat_str=O200K_PAT, mergeable_ranks=ranks, special_tokens=O200K_SPECIAL)
+
+
+def _cached_ranks() -> dict[bytes, int] | None:
+    """The ranks from the user cache (:func:`unveil.core.cache.load_marshal`), or ``None``."""
+    from unveil.core import cache
+
+    got = cache.load_marshal("tokenizer", f"o200k-{O200K_SHA256[:16]}")
+    if isinstance(got, dict) and len(got) > 100_000:
+        return got
+    return None
 
 
 def _load() -> None:
     global _encoding, _error, load_seconds
     started = time.perf_counter()
     try:
-        try:
-            data = (DATA_DIR / DATA_FILE).read_bytes()
-        except OSError as exc:
-            raise TokenizerError(f"bundled {DATA_FILE} not found: {exc}; reinstall unveil") from exc
-        _encoding = build_encoding(data)
+        ranks = _cached_ranks()
+        if ranks is None:
+            try:
+                data = (DATA_DIR / DATA_FILE).read_bytes()
+            except OSError as exc:
+                raise TokenizerError(f"bundled {DATA_FILE} not found: {exc}; reinstall unveil") from exc
+            ranks = _ranks_of(data)
+            from unveil.core import cache
+
+            cache.store_marshal("tokenizer", f"o200k-{O200K_SHA256[:16]}", ranks)
+        _encoding = _encoding_of(ranks)
         load_seconds = time.perf_counter() - started
     except BaseException as exc:  # noqa: BLE001 - reported to every caller of count()
         _error = exc
@@ -120,6 +148,14 @@ def preload() -> None:
 def ready() -> bool:
     """``True`` once the encoding is loaded (``False`` while loading or if loading failed)."""
     return _done.is_set() and _encoding is not None
+
+
+def wait() -> bool:
+    """Start loading if needed and wait until loading has finished; ``True`` when the encoding
+    is loaded, ``False`` when loading failed (:func:`error` says why). Never raises."""
+    preload()
+    _done.wait()
+    return _encoding is not None
 
 
 def error() -> BaseException | None:

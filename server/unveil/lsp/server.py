@@ -424,7 +424,7 @@ class UnveilServer(LanguageServer):
         loop = asyncio.get_running_loop()
         if not tokens_mod.ready():
             try:
-                await loop.run_in_executor(None, functools.partial(tokens_mod.count, "", wait=True))
+                await loop.run_in_executor(None, tokens_mod.wait)
             except Exception:  # noqa: BLE001
                 log.exception("tokenizer failed to load; token counts stay unavailable")
                 return

@@ -208,9 +208,36 @@ def _compile_list(items: Sequence[str], flags: int, what: str, rid: str) -> list
     return out
 
 
-def compile_rule(rule: Rule) -> PatternRule:
+class _LazyPattern:
+    """A `regex` pattern compiled on first use: ``pattern`` and ``flags`` are plain attributes,
+    any other attribute (``finditer``, ``search`` …) compiles it once and forwards. Only for
+    patterns already known to compile (the bundled rules, checked when their analysis was
+    cached; see :func:`load_pattern_rules`): a rule whose literals never occur in a document
+    costs no compilation."""
+
+    __slots__ = ("pattern", "flags", "_compiled")
+
+    def __init__(self, pattern: str, flags: int) -> None:
+        self.pattern, self.flags, self._compiled = pattern, flags, None
+
+    def __getattr__(self, name: str):
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = regex.compile(self.pattern, self.flags)
+        return getattr(compiled, name)
+
+
+def _lazy_list(items: Sequence[str], flags: int, what: str, rid: str) -> list:
+    return [_LazyPattern(p, flags) for p in items]
+
+
+def compile_rule(rule: Rule, analysis: tuple | None = None) -> PatternRule:
     """Compile one rule with ``check = "directives"``. Raises ``ValueError`` naming the rule
-    and the bad field."""
+    and the bad field.
+
+    ``analysis`` — ``(prefilters, single_line, widths)`` of its patterns as cached by
+    :func:`load_pattern_rules`: given, the patterns are :class:`_LazyPattern` (compiled on first
+    use) and the analyses are not recomputed; the caller vouches that they compile."""
     raw = rule.raw or {}
     rid = rule.id
     flags = _FLAGS | (regex.VERBOSE if raw.get("verbose") else 0)
@@ -243,22 +270,27 @@ def compile_rule(rule: Rule) -> PatternRule:
     combo = raw.get("combo", COMBO_DEFAULTS.get(rule.category))
     if combo not in (None, "input", "secrets", "egress"):
         raise ValueError(f"rule {rid}: combo must be input, secrets or egress")
-    compiled = _compile_list(pats, flags, "patterns", rid)
+    comp = _compile_list if analysis is None else _lazy_list
+    compiled = comp(pats, flags, "patterns", rid)
+    if analysis is None:
+        analysis = ([required_literals(p.pattern, p.flags) for p in compiled],
+                    [single_line(p.pattern, p.flags) for p in compiled],
+                    [match_width(p.pattern, p.flags) for p in compiled])
     return PatternRule(
         rule=rule,
         patterns=compiled,
-        requires=_compile_list(_strings(raw.get("requires"), "requires", rid), flags, "requires", rid),
-        excludes=_compile_list(_strings(raw.get("excludes"), "excludes", rid), flags, "excludes", rid),
+        requires=comp(_strings(raw.get("requires"), "requires", rid), flags, "requires", rid),
+        excludes=comp(_strings(raw.get("excludes"), "excludes", rid), flags, "excludes", rid),
         applies=frozenset(applies),
         kinds=frozenset(_strings(raw.get("kinds"), "kinds", rid) or ["*"]),
         message=str(raw.get("message") or rule.summary),
         options=cx.ContextOptions(**kw),
-        raise_if=_compile_list(_strings(ctx.get("raise_if"), "raise_if", rid), flags, "context.raise_if", rid),
-        lower_if=_compile_list(_strings(ctx.get("lower_if"), "lower_if", rid), flags, "context.lower_if", rid),
+        raise_if=comp(_strings(ctx.get("raise_if"), "raise_if", rid), flags, "context.raise_if", rid),
+        lower_if=comp(_strings(ctx.get("lower_if"), "lower_if", rid), flags, "context.lower_if", rid),
         combo=combo,
-        prefilters=[required_literals(p.pattern, p.flags) for p in compiled],
-        single_line=[single_line(p.pattern, p.flags) for p in compiled],
-        widths=[match_width(p.pattern, p.flags) for p in compiled],
+        prefilters=list(analysis[0]),
+        single_line=list(analysis[1]),
+        widths=list(analysis[2]),
     )
 
 
@@ -867,19 +899,55 @@ _WINDOW_MIN_TEXT = 4096
 """Below this many code points a pattern runs on the whole text (windows would not pay off)."""
 
 
-def compile_rules(rules: Iterable[Rule], errors: list[str] | None = None) -> PatternRules:
+def compile_rules(rules: Iterable[Rule], errors: list[str] | None = None,
+                  analyses: dict | None = None) -> PatternRules:
     """Compile every ``directives`` rule of ``rules``; bad ones go to ``errors``
-    (``"<file>: rule <id>: <problem>"``)."""
+    (``"<file>: rule <id>: <problem>"``). ``analyses``: cached ``{rule id: (prefilters,
+    single_line, widths)}`` of rules known to compile (see :func:`compile_rule`)."""
     out = PatternRules(errors=list(errors or []))
     for r in rules:
         if r.check != CHECK_NAME:
             continue
         try:
-            out.rules.append(compile_rule(r))
+            out.rules.append(compile_rule(r, (analyses or {}).get(r.id)))
         except ValueError as exc:
             out.errors.append(f"{r.source}: {exc}")
     out.rules.sort(key=lambda p: p.id)
     return out
+
+
+def _bundled_key() -> str:
+    """Cache key of the bundled rules' analysis: the unveil version, this module's source and
+    every bundled rule file's name and bytes (:mod:`unveil.core.cache`)."""
+    from unveil.core import cache
+    from unveil.core.rules import bundled_rules_dir
+
+    parts: list[bytes | str] = [cache.version_tag(), Path(__file__).read_bytes(), regex.__version__]
+    for f in sorted(bundled_rules_dir().glob("*.toml")):
+        parts += [f.name, f.read_bytes()]
+    return "directives-" + cache.digest(parts)[:32]
+
+
+def _bundled_analyses(base: RuleSet) -> tuple[dict, PatternRules | None]:
+    """``({rule id: (prefilters, single_line, widths)}, compiled)`` for the bundled rules: from
+    the user cache when the rule files and this module are unchanged (``compiled`` is then
+    ``None`` and the patterns compile on first use), else computed with every pattern compiled
+    (``compiled``: those rules) and stored. Only rules that compiled are in the dict."""
+    from unveil.core import cache
+
+    try:
+        key = _bundled_key()
+    except OSError:
+        key = None
+    if key is not None:
+        got = cache.load_marshal("rules", key)
+        if isinstance(got, dict) and isinstance(got.get("analyses"), dict):
+            return {rid: tuple(a) for rid, a in got["analyses"].items()}, None
+    compiled = compile_rules(list(base))
+    analyses = {pr.id: (tuple(pr.prefilters), tuple(pr.single_line), tuple(pr.widths)) for pr in compiled.rules}
+    if key is not None:
+        cache.store_marshal("rules", key, {"analyses": analyses})
+    return analyses, compiled
 
 
 @lru_cache(maxsize=8)
@@ -890,12 +958,18 @@ def load_pattern_rules(extra_paths: tuple[str, ...] = ()) -> PatternRules:
     base = bundled_rules()
     errors: list[str] = []
     rules: list[Rule] = list(base)
+    analyses, done = _bundled_analyses(base)
     if extra_paths:
         user = RuleSet(rules=dict(base.rules))
         load_rule_files([Path(p) for p in extra_paths], into=user)
         errors.extend(user.errors)
         rules = list(user)
-    compiled = compile_rules(rules, errors)
+        # bundled rules (the same objects) reuse their analysis; user rules compile eagerly
+        analyses = {r.id: analyses[r.id] for r in rules if r.id in analyses and base.rules.get(r.id) is r}
+    if done is not None and not extra_paths:
+        compiled = PatternRules(rules=list(done.rules), errors=errors + done.errors)
+    else:
+        compiled = compile_rules(rules, errors, analyses)
     if extra_paths:
         _drop_slow_user_rules(compiled, frozenset(base.rules))
     for e in compiled.errors:

@@ -1,0 +1,157 @@
+"""The on-disk cache in the user cache directory: what later processes need not compute again.
+
+Three kinds of entries, each a file ``<cache dir>/<namespace>/<key>``:
+
+* ``tokenizer/`` — the parsed ``o200k_base`` ranks (:mod:`unveil.core.tokens`), ``marshal``;
+* ``rules/`` — the load-time analysis of the pattern rules (literal prefilters, single-line and
+  match-width bounds; :mod:`unveil.core.checks.directives`), ``marshal``, keyed by the SHA-256
+  of the rule files' bytes and the unveil version;
+* ``files/`` — one CLI result per scanned file (:mod:`unveil.core.results`), ``pickle``, keyed by
+  :func:`file_key`: the unveil version, the rules and settings hash, the file's path and bytes and
+  the bytes of every file its ``@imports`` reached.
+
+The directory is ``$UNVEIL_CACHE_DIR`` when set, else platformdirs' ``user_cache_dir("unveil")``
+(``~/.cache/unveil`` on Linux); it is created with mode 0700. ``UNVEIL_NO_CACHE=1`` (the CLI's
+``--no-cache`` sets it, so pool workers see it too) turns every read and write off. Nothing
+here ever raises: an unreadable, corrupt or unwritable cache is the same as an empty one, and a
+write goes to a temporary file renamed into place, so a concurrent reader never sees half an
+entry. The cache only ever holds what unveil computed itself from bytes it hashed; a scanned
+file cannot name or place an entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import pickle
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable
+
+ENV_DIR = "UNVEIL_CACHE_DIR"
+ENV_OFF = "UNVEIL_NO_CACHE"
+FORMAT = 1
+"""Bumped when an entry's layout changes; part of every key."""
+
+
+def enabled() -> bool:
+    """Whether the cache is used (``UNVEIL_NO_CACHE`` unset, empty or ``0``)."""
+    return os.environ.get(ENV_OFF, "") in ("", "0")
+
+
+def disable() -> None:
+    """Turn the cache off for this process and the processes it starts (``--no-cache``)."""
+    os.environ[ENV_OFF] = "1"
+
+
+def cache_dir() -> Path | None:
+    """The cache directory (not created), or ``None`` when the cache is off or no directory
+    can be determined."""
+    if not enabled():
+        return None
+    env = os.environ.get(ENV_DIR)
+    if env:
+        return Path(env)
+    try:
+        import platformdirs
+
+        return Path(platformdirs.user_cache_dir("unveil", appauthor=False))
+    except Exception:  # noqa: BLE001 - no cache rather than no scan
+        return None
+
+
+def _path(namespace: str, key: str) -> Path | None:
+    root = cache_dir()
+    if root is None:
+        return None
+    return root / namespace / key
+
+
+def _read(namespace: str, key: str) -> bytes | None:
+    p = _path(namespace, key)
+    if p is None:
+        return None
+    try:
+        return p.read_bytes()
+    except OSError:
+        return None
+
+
+def _write(namespace: str, key: str, data: bytes) -> bool:
+    p = _path(namespace, key)
+    if p is None:
+        return False
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, p)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        return True
+    except OSError:
+        return False
+
+
+def load_marshal(namespace: str, key: str) -> Any:
+    """The ``marshal`` value stored under ``key``, or ``None``."""
+    data = _read(namespace, key)
+    if data is None:
+        return None
+    try:
+        return marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+
+
+def store_marshal(namespace: str, key: str, value: Any) -> bool:
+    """Store ``value`` (marshal-able: str, bytes, int, tuples, lists, dicts, frozensets …)."""
+    try:
+        data = marshal.dumps(value)
+    except ValueError:
+        return False
+    return _write(namespace, key, data)
+
+
+def load_pickle(namespace: str, key: str) -> Any:
+    """The pickled value stored under ``key``, or ``None`` (also when it no longer unpickles,
+    e.g. after a class changed)."""
+    data = _read(namespace, key)
+    if data is None:
+        return None
+    try:
+        return pickle.loads(data)
+    except Exception:  # noqa: BLE001 - a stale or corrupt entry is a miss
+        return None
+
+
+def store_pickle(namespace: str, key: str, value: Any) -> bool:
+    try:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001
+        return False
+    return _write(namespace, key, data)
+
+
+def digest(parts: Iterable[bytes | str]) -> str:
+    """Hex SHA-256 over ``parts``, each length-prefixed so no two sequences collide."""
+    h = hashlib.sha256()
+    for part in parts:
+        b = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
+        h.update(len(b).to_bytes(8, "little"))
+        h.update(b)
+    return h.hexdigest()
+
+
+def version_tag() -> str:
+    """The unveil version and this module's :data:`FORMAT`, part of every key."""
+    from unveil import __version__
+
+    return f"{__version__}/{FORMAT}"
