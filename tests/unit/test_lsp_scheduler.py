@@ -95,3 +95,34 @@ async def test_delay_applies_to_changes_but_not_to_immediate_requests():
     s.request("a")
     await s.idle()
     assert delays == ["a"] and calls == ["a", "a"]
+
+
+async def test_following_is_true_only_for_runs_after_edits_made_during_a_run():
+    """The adaptive delay (issue 10) applies to bursts only: ``following(uri)`` is False when
+    delay_for is asked about a single edit and True for the run that follows edits made while
+    the previous run was in progress."""
+    seen: list[bool] = []
+    calls: list[int] = []
+    gate = asyncio.Event()
+    s = None
+
+    def delay_for(uri):
+        seen.append(s.following(uri))
+        return 0.0
+
+    async def run(uri):
+        calls.append(len(calls))
+        if len(calls) == 1:
+            await gate.wait()
+
+    s = LatestWinsScheduler(run, delay_for)
+    s.request("a")  # a single edit
+    await asyncio.sleep(0.01)
+    s.request("a")  # edits during the run: a burst
+    s.request("a")
+    gate.set()
+    await s.idle()
+    assert calls == [0, 1] and seen == [False, True]
+    s.request("a")  # a single edit again
+    await s.idle()
+    assert seen == [False, True, False] and not s.following("a")

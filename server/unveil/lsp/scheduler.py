@@ -7,7 +7,10 @@ analysis takes about a millisecond (lsp-engineering.md §7). Instead:
 * while an analysis runs, further requests only mark the URI dirty, so when it finishes the
   *newest* version is analysed next and the intermediate ones are skipped;
 * a delay is added only when asked for: ``delay_for(uri)`` (seconds) returns the configured
-  ``debounceMs`` plus an adaptive part for documents whose last analysis was slow.
+  ``debounceMs`` plus an adaptive part for documents whose last analysis was slow; the
+  adaptive part is meant only for runs that follow edits made during a run (a burst of typing:
+  :meth:`LatestWinsScheduler.following` is ``True`` while ``delay_for`` is asked for such a
+  run), never for a single edit, which is analysed at once.
 
 The callback ``run(uri)`` reads the document's current text and version itself and must not
 publish results for a version older than the document's current one; the scheduler only
@@ -42,6 +45,7 @@ class LatestWinsScheduler:
         self._tasks: dict[str, asyncio.Task] = {}
         self._dirty: set[str] = set()
         self._immediate: set[str] = set()
+        self._following: set[str] = set()
 
     def request(self, uri: str, *, immediate: bool = False) -> None:
         """Ask for an analysis of ``uri``'s current version. Must be called on the event loop."""
@@ -60,6 +64,11 @@ class LatestWinsScheduler:
         task = self._tasks.pop(uri, None)
         if task is not None and not task.done():
             task.cancel()
+
+    def following(self, uri: str) -> bool:
+        """Whether the run being scheduled for ``uri`` follows edits made while the previous run
+        of ``uri`` was in progress (a burst), rather than a single edit."""
+        return uri in self._following
 
     def any_busy(self) -> bool:
         """Whether a run for any URI is scheduled or in progress (background work yields to it)."""
@@ -80,6 +89,7 @@ class LatestWinsScheduler:
 
     async def _loop(self, uri: str) -> None:
         me = asyncio.current_task()
+        follow_up = False
         try:
             while True:
                 self._dirty.discard(uri)
@@ -87,10 +97,14 @@ class LatestWinsScheduler:
                     self._immediate.discard(uri)
                 else:
                     delay = 0.0
+                    if follow_up:
+                        self._following.add(uri)
                     try:
                         delay = float(self._delay_for(uri))
                     except Exception:  # noqa: BLE001
                         log.exception("delay_for(%s) failed", uri)
+                    finally:
+                        self._following.discard(uri)
                     if delay > 0:
                         await asyncio.sleep(delay)
                         self._dirty.discard(uri)  # the run below sees every edit made meanwhile
@@ -102,6 +116,7 @@ class LatestWinsScheduler:
                     log.exception("analysis of %s failed", uri)
                 if uri not in self._dirty:
                     return
+                follow_up = True
         except asyncio.CancelledError:
             pass
         finally:

@@ -220,7 +220,7 @@ class UnveilServer(LanguageServer):
     def _delay_for(self, uri: str) -> float:
         delay = self.settings.debounce_ms / 1000.0
         last = self._durations.get(uri, 0.0)
-        if last > ADAPTIVE_THRESHOLD_S:
+        if last > ADAPTIVE_THRESHOLD_S and self.scheduler.following(uri):  # bursts only, never a single edit
             delay += min(last, ADAPTIVE_CAP_S)
         return delay
 
