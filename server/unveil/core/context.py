@@ -61,8 +61,20 @@ class Regions:
     """Text shown only after a click (collapsed ``<details>`` bodies): hidden, except that code
     inside stays code (shown literally once expanded)."""
 
+    def _starts(self, spans: Sequence) -> list[int]:
+        """The start offsets of ``spans`` (first items), built once per list: a lookup is a
+        binary search, not a pass over every span (files with thousands of spans). Rebuilt if
+        the list was replaced or changed length or ends since."""
+        memo = self.__dict__.setdefault("_starts_memo", {})
+        key = id(spans)
+        got = memo.get(key)
+        n = len(spans)
+        if got is None or got[0] is not spans or len(got[1]) != n or (n and got[1][-1] != spans[-1][0]):
+            got = memo[key] = (spans, [x[0] for x in spans])
+        return got[1]
+
     def _inside(self, spans: Sequence[tuple[int, int]], offset: int) -> tuple[int, int] | None:
-        starts = [s for s, _ in spans]
+        starts = self._starts(spans)
         i = bisect.bisect_right(starts, offset) - 1
         # spans may nest (inline code inside nothing; comments in blocks); check a few back
         for j in range(i, max(-1, i - 4), -1):
@@ -91,7 +103,7 @@ class Regions:
         return "prose"
 
     def heading_before(self, offset: int) -> tuple[int, int, str] | None:
-        i = bisect.bisect_right([h[0] for h in self.headings], offset) - 1
+        i = bisect.bisect_right(self._starts(self.headings), offset) - 1
         return self.headings[i] if i >= 0 else None
 
 
@@ -202,8 +214,12 @@ def regions(text: str, markdown=None, view: ModelView | None = None) -> Regions:
     if md_heads:
         starts = None
         for h in md_heads:
-            if starts is None:
-                starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+            if starts is None:  # line feeds only, as markdown-it counts lines
+                starts, find = [0], text.find
+                i = find("\n")
+                while i >= 0:
+                    starts.append(i + 1)
+                    i = find("\n", i + 1)
             off = starts[h.line] if h.line < len(starts) else len(text)
             headings.append((off, h.level, h.title))
     else:

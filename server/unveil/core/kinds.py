@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import logging
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,18 +122,36 @@ def _compile(pattern: str) -> tuple[str, ...]:
     return tuple(s for s in pattern.split("/") if s)
 
 
-def _match_from(segs: tuple[str, ...], pat: tuple[str, ...]) -> bool:
-    """Whether ``segs`` (whole) matches ``pat`` with ``**`` spanning any number of segments."""
+@functools.lru_cache(maxsize=1024)
+def _glob(pattern: str) -> tuple[tuple, int]:
+    """The compiled glob: per segment ``None`` for ``**`` or the ``fnmatch`` matcher of that
+    segment (``re.compile(fnmatch.translate(seg)).match``, exactly what ``fnmatchcase`` runs),
+    and the number of segments that are not ``**``. Compiled once per pattern per process."""
+    segs = _compile(pattern)
+    return tuple(None if s == "**" else re.compile(fnmatch.translate(s)).match for s in segs), \
+        sum(1 for s in segs if s != "**")
 
-    @functools.lru_cache(maxsize=None)
-    def go(i: int, j: int) -> bool:
-        if j == len(pat):
-            return i == len(segs)
-        if pat[j] == "**":
-            return any(go(k, j + 1) for k in range(i, len(segs) + 1))
-        return i < len(segs) and fnmatch.fnmatchcase(segs[i], pat[j]) and go(i + 1, j + 1)
 
-    return go(0, 0)
+@functools.lru_cache(maxsize=256)
+def _path_segments(path: str) -> tuple[str, ...]:
+    return tuple(_segments(path))
+
+
+def _match_from(segs: tuple[str, ...], pat: tuple, i: int = 0, j: int = 0) -> bool:
+    """Whether ``segs[i:]`` (whole) matches ``pat[j:]`` (compiled segments from :func:`_glob`)
+    with ``**`` (``None``) spanning any number of segments."""
+    n = len(segs)
+    while j < len(pat):
+        m = pat[j]
+        if m is None:
+            if j + 1 == len(pat):
+                return True
+            return any(_match_from(segs, pat, k, j + 1) for k in range(i, n + 1))
+        if i >= n or m(segs[i]) is None:
+            return False
+        i += 1
+        j += 1
+    return i == n
 
 
 def path_matches(path: str, pattern: str) -> bool:
@@ -140,15 +159,17 @@ def path_matches(path: str, pattern: str) -> bool:
 
     ``path`` may use ``/`` or ``\\`` separators or be a ``file://`` URI.
     """
-    segs = tuple(_segments(path))
-    pat = _compile(pattern)
+    segs = _path_segments(path)
+    pat, fixed = _glob(pattern)
     if not pat:
         return False
-    if pat[0] == "**":
+    last = pat[-1]
+    if last is not None and (not segs or last(segs[-1]) is None):
+        return False  # the last segment must match the file name: most patterns stop here
+    if pat[0] is None:
         return _match_from(segs, pat)
     # Implicit leading "**/": try every suffix that is at least as long as the fixed part.
-    fixed = sum(1 for p in pat if p != "**")
-    return any(_match_from(segs[start:], pat) for start in range(0, len(segs) - fixed + 1))
+    return any(_match_from(segs, pat, start) for start in range(0, len(segs) - fixed + 1))
 
 
 def _has(fm: Mapping[str, Any] | None, keys: tuple[str, ...]) -> bool:

@@ -25,6 +25,7 @@ import os
 import sys
 import threading
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -256,16 +257,23 @@ def _pick(entries: list[ModelPrice], day: _dt.date) -> list[ModelPrice]:
     return [out[i] for i in order if i in out]
 
 
+@lru_cache(maxsize=4)
+def _bundled_table(day: _dt.date) -> tuple[tuple[ModelPrice, ...], tuple[str, ...], tuple[str, ...]]:
+    """The bundled entries valid on ``day``, its ``shown`` ids and its problems, parsed once per
+    day per process (every token report needs them; :class:`ModelPrice` is immutable)."""
+    errors: list[str] = []
+    models, shown = _parse(_bundled_data(), "bundled prices.toml", errors)
+    return tuple(_pick(models, day)), tuple(shown or ()), tuple(errors)
+
+
 def load_prices(settings=None, today: _dt.date | None = None) -> PriceTable:
     """The effective :class:`PriceTable` for ``settings`` (a :class:`~unveil.core.config.Settings`
     or ``None``) on ``today`` (default: the local date). Never raises: problems with the user's
     prices file or ``prices`` setting are listed in ``errors`` and the bundled values stay."""
     day = today or _dt.date.today()
-    errors: list[str] = []
-    bundled = _bundled_data()
-    models, shown = _parse(bundled, "bundled prices.toml", errors)
-    table = _pick(models, day)
-    shown_ids = shown or ()
+    picked, shown_ids, bundled_errors = _bundled_table(day)
+    errors: list[str] = list(bundled_errors)
+    table = list(picked)
 
     path = getattr(settings, "prices_file", None)
     if path:
