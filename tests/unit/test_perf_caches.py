@@ -127,3 +127,18 @@ def test_first_file_of_a_run_gets_token_budget_findings(tmp_path):
     rules = [f["rule"] for f in data["files"][0]["findings"]]
     assert rules.count("TOK003") == 1, out.stdout
     assert data["files"][0]["tokens"]["invoke"] > 5000
+
+
+def test_a_damaged_ranks_entry_is_rebuilt_from_the_bundled_file(cache_dir, monkeypatch):
+    import threading
+
+    ranks = tokens._ranks_of((tokens.DATA_DIR / tokens.DATA_FILE).read_bytes())
+    shifted = {k: (v + 1) % len(ranks) for k, v in ranks.items()}  # right size, wrong values
+    key = f"o200k-{tokens.O200K_SHA256[:16]}"
+    cache.store_marshal("tokenizer", key, shifted)
+    monkeypatch.setattr(tokens, "_done", threading.Event())
+    monkeypatch.setattr(tokens, "_encoding", None)
+    monkeypatch.setattr(tokens, "_error", None)
+    tokens._load()
+    assert tokens._encoding.encode_ordinary("hello world") == [24912, 2375]
+    assert cache.load_marshal("tokenizer", key) == ranks  # the entry was rewritten

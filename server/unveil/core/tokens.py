@@ -14,9 +14,10 @@ Loading takes about half a second, so it happens in a background thread:
 * :func:`encoding` returns the ``tiktoken.Encoding`` (waits).
 
 The parsed ranks (about 200,000 ``bytes → int`` pairs) are kept in the user cache directory
-(:mod:`unveil.core.cache`, file ``o200k-<sha256 prefix>.marshal``) so later processes skip the
-base64 parsing; the cache entry is rebuilt from the bundled file whenever it is missing or
-unreadable.
+(:mod:`unveil.core.cache`, entry ``tokenizer/o200k-<SHA-256 prefix>``, ``marshal``) so later
+processes skip the base64 parsing; the entry is used only when it has exactly
+:data:`O200K_RANKS` ranks and the encoding built from it counts a probe text as the bundled
+file does, else it is rebuilt from the bundled file.
 
 All functions are thread-safe. Counting uses ``encode_ordinary``: text that quotes special
 tokens such as ``<|endoftext|>`` is counted as ordinary text instead of raising.
@@ -54,6 +55,9 @@ O200K_PAT = "|".join(
     ]
 )
 O200K_SPECIAL = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+O200K_RANKS = 199_998
+"""Number of mergeable ranks in ``o200k_base.tiktoken``."""
+_PROBE = ("hello world", [24912, 2375])
 
 
 class TokenizerError(RuntimeError):
@@ -109,7 +113,7 @@ def _cached_ranks() -> dict[bytes, int] | None:
     from unveil.core import cache
 
     got = cache.load_marshal("tokenizer", f"o200k-{O200K_SHA256[:16]}")
-    if isinstance(got, dict) and len(got) > 100_000:
+    if isinstance(got, dict) and len(got) == O200K_RANKS:
         return got
     return None
 
@@ -119,6 +123,12 @@ def _load() -> None:
     started = time.perf_counter()
     try:
         ranks = _cached_ranks()
+        if ranks is not None:
+            enc = _encoding_of(ranks)
+            if enc.encode_ordinary(_PROBE[0]) != _PROBE[1]:
+                ranks = None  # a damaged entry: rebuild from the bundled file
+            else:
+                _encoding = enc
         if ranks is None:
             try:
                 data = (DATA_DIR / DATA_FILE).read_bytes()
@@ -128,7 +138,7 @@ def _load() -> None:
             from unveil.core import cache
 
             cache.store_marshal("tokenizer", f"o200k-{O200K_SHA256[:16]}", ranks)
-        _encoding = _encoding_of(ranks)
+            _encoding = _encoding_of(ranks)
         load_seconds = time.perf_counter() - started
     except BaseException as exc:  # noqa: BLE001 - reported to every caller of count()
         _error = exc
