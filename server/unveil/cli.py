@@ -67,7 +67,6 @@ def project_settings(path: str | None, layer: dict | None, seen: set[str], *, is
     ``layer``. Config and rule-file problems are printed on stderr once each (``seen``) and never
     change the exit status. ``out["config"]`` receives the :class:`~unveil.core.project.ProjectConfig` used."""
     from unveil.core import project
-    from unveil.core.checks.directives import load_pattern_rules
 
     settings, cfg = project.settings_for(path, [layer or {}], fallback_dir=Path.cwd(), isolated=isolated,
                                          config_file=config_file)
@@ -75,6 +74,8 @@ def project_settings(path: str | None, layer: dict | None, seen: set[str], *, is
         out["config"] = cfg
     problems = list(cfg.errors) if cfg is not None else []
     if settings.rules_paths:
+        from unveil.core.checks.directives import load_pattern_rules  # only then: it compiles rules
+
         problems += [f"rule file error: {e}" for e in load_pattern_rules(tuple(settings.rules_paths)).errors]
     for problem in problems:
         if problem not in seen:
@@ -888,13 +889,13 @@ def _known_rules():
     """The bundled rules plus the user rules that load from the working directory's project
     configuration (``rules-paths``). Load errors are printed once, on stderr, by
     :func:`project_settings`; a user pattern rule that did not compile is not listed."""
-    from unveil.core.checks.directives import CHECK_NAME, load_pattern_rules
     from unveil.core.rules import RuleSet, bundled_rules, load_rule_files
 
     base = bundled_rules()
     settings = project_settings(None, {}, set())
     if not settings.rules_paths:
         return base
+    from unveil.core.checks.directives import CHECK_NAME, load_pattern_rules  # compiles: only for user rules
     paths = tuple(settings.rules_paths)
     user = load_rule_files([Path(p) for p in paths], into=RuleSet(rules=dict(base.rules)))
     compiled = {r.id for r in load_pattern_rules(paths).rules}
