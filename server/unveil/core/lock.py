@@ -454,6 +454,13 @@ def scan(root: Path, paths: Sequence[str], settings=None, only: Iterable[str] | 
     kind_map = getattr(settings, "kind_map", None) if settings is not None else None
     collected = collect(abs_paths, cwd=root, kind_map=kind_map)
     out.errors.extend(collected.errors)
+    for shown, absolute, _target in collected.outside:  # discovery never reads these
+        try:
+            link = os.readlink(absolute)
+        except OSError:
+            link = str(_target)
+        out.errors.append(f"{shown}: "
+                          f"symlink to a file outside the repository ({link}); not read")
     only_set = set(only) if only is not None else None
     for _shown, absolute in collected.files:
         try:
