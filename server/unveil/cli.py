@@ -1048,7 +1048,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--baseline", metavar="FILE", help="findings in this baseline are known and do not fail")
     from unveil import commands_lock
 
-    commands_lock.add_parsers(sub)  # lock, baseline, badge
+    commands_lock.add_parsers(sub, emit=_emit, analyze_paths=analyze_paths)  # lock, baseline, badge
     return parser
 
 

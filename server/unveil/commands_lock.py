@@ -41,13 +41,16 @@ def _err(message: str) -> None:
     print(f"unveil: {printable(message)}", file=sys.stderr)
 
 
+_CLI: dict = {}
+"""What this module uses of :mod:`unveil.cli` (``emit``, ``analyze_paths``), given by
+:func:`add_parsers`: the CLI imports this module, never the other way round (no import circle)."""
+
+
 def _out(text: str, output: str | None = None) -> None:
     if output:
         lk.write_atomic(Path(output), text)
         return
-    from unveil.cli import _emit
-
-    _emit(text, None)
+    _CLI["emit"](text, None)
 
 
 def _p(text: str) -> str:
@@ -435,7 +438,7 @@ def cmd_lock_history(args) -> int:
 
 
 def cmd_baseline_write(args) -> int:
-    from unveil.cli import analyze_paths
+    analyze_paths = _CLI["analyze_paths"]
     from unveil.core import baseline
 
     results, errors = analyze_paths(args.paths or ["."], _settings())
@@ -470,7 +473,7 @@ def apply_baseline(path: str, results) -> int | None:
 
 
 def badge_data(paths) -> object:
-    from unveil.cli import analyze_paths
+    analyze_paths = _CLI["analyze_paths"]
     from unveil.core import badge
 
     results, errors = analyze_paths(paths, _settings())
@@ -531,8 +534,10 @@ def cmd_badge(args) -> int:
 # --------------------------------------------------------------------------- parser
 
 
-def add_parsers(sub) -> None:
-    """Add ``lock``, ``baseline`` and ``badge`` to the ``unveil`` subparsers."""
+def add_parsers(sub, *, emit, analyze_paths) -> None:
+    """Add ``lock``, ``baseline`` and ``badge`` to the ``unveil`` subparsers. ``emit(text,
+    output)`` and ``analyze_paths(paths, settings)`` are the CLI's (see :data:`_CLI`)."""
+    _CLI.update(emit=emit, analyze_paths=analyze_paths)
     lock = sub.add_parser("lock", help="review lock: record, verify, diff, approve, history (unveil.lock)")
     lsub = lock.add_subparsers(dest="lock_command", metavar="ACTION")
     init = lsub.add_parser("init", help="record every agent file in unveil.lock")

@@ -340,7 +340,7 @@ DOCUMENTATION_MODES = ("info", "hidden", "full")
 
 def _merge_discovery_keys(data: Mapping[str, Any], changes: dict, problems: list[str]) -> None:
     """``exclude``, ``extendExclude`` and ``documentation`` (see :class:`Settings`)."""
-    from unveil.core.discovery import glob_problem
+    from unveil.core.globs import glob_problem
 
     for key, attr in (("exclude", "exclude"), ("extendExclude", "extend_exclude")):
         if data.get(key) is None:

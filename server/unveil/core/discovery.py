@@ -59,39 +59,7 @@ def display_path(path: Path, cwd: Path) -> str:
     return rel.as_posix() or "."
 
 
-GLOB_FLAGS = None
-"""wcmatch flags for ``exclude`` globs (set on first use: GLOBSTAR | BRACE | DOTGLOB | FORCEUNIX)."""
-
-
-def _glob_flags() -> int:
-    global GLOB_FLAGS
-    if GLOB_FLAGS is None:
-        from wcmatch import glob
-
-        GLOB_FLAGS = glob.GLOBSTAR | glob.BRACE | glob.DOTGLOB | glob.FORCEUNIX
-    return GLOB_FLAGS
-
-
-def glob_problem(pattern: str) -> str | None:
-    """Why the exclude glob ``pattern`` can never match a path below its base folder, or
-    ``None`` when it can: empty, absolute, climbing out with ``..``, a Windows separator, or
-    rejected by wcmatch (e.g. an unbalanced ``[``)."""
-    from wcmatch import glob
-
-    p = str(pattern)
-    if not p.strip().strip("/"):
-        return "is empty"
-    if p.startswith("/") or re.match(r"[A-Za-z]:[\\/]", p):
-        return "is absolute (globs are relative to the configuration's folder)"
-    if ".." in p.replace("\\", "/").split("/"):
-        return "climbs out of the configuration's folder with '..'"
-    if "\\" in p:
-        return "uses '\\' (write folder separators as '/')"
-    try:
-        glob.translate(p, flags=_glob_flags())
-    except Exception as exc:  # noqa: BLE001 - wcmatch raises several types for bad patterns
-        return f"is not a valid glob ({exc})"
-    return None
+from unveil.core.globs import glob_flags, glob_problem  # noqa: E402,F401 - re-exported
 
 
 @dataclass(frozen=True)
@@ -115,12 +83,12 @@ class Exclude:
         if pat.endswith("/"):  # "name/" matches folders only
             return False
         if "/" not in pat:
-            return glob.globmatch(path.name, pat, flags=_glob_flags())
+            return glob.globmatch(path.name, pat, flags=glob_flags())
         try:
             rel = path.relative_to(self.base).as_posix()
         except ValueError:
             return False
-        return glob.globmatch(rel, pat, flags=_glob_flags())
+        return glob.globmatch(rel, pat, flags=glob_flags())
 
 
 def git_root(start: Path) -> Path | None:

@@ -98,6 +98,7 @@ from typing import Iterable, Sequence
 import regex
 
 from unveil.core import context as cx
+from unveil.core.checks import obfuscation
 from unveil.core.findings import Finding, Severity
 from unveil.core.rules import Rule, RuleSet, bundled_rules, load_rule_files
 
@@ -1175,8 +1176,6 @@ def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[F
     out = _run(state, prules, kind, timeout if timeout is not None else pattern_timeout(len(text)), seen,
                line_of=ctx.doc.line_of)
     try:
-        from unveil.core.checks import obfuscation  # noqa: PLC0415 - obfuscation imports this module lazily
-
         for d, hits in obfuscation.decode_document(text).payloads:
             for h in hits:
                 if h.category == "internal" or (h.category == "obfuscation" and h.message.startswith("nested ")):
@@ -1431,3 +1430,6 @@ def check(ctx) -> list[Finding]:
     extra = tuple(str(p) for p in (getattr(ctx.settings, "rules_paths", None) or ()))
     prules = load_pattern_rules(extra)
     return combine(run_rules(ctx, prules), ctx.doc)
+
+
+obfuscation.set_rescan(scan_text)  # decoded payloads are rescanned with every pattern rule

@@ -121,25 +121,30 @@ class Decoded:
 # --------------------------------------------------------------------------- rescan hook
 
 
-def _default_rescan(text: str) -> list[Finding]:
-    """Scan ``text`` with every bundled pattern rule (offsets into ``text``).
-
-    Uses :func:`unveil.core.checks.directives.scan_text`: every pattern rule, whatever its file
-    kinds and regions, the text judged as hidden. Returns ``[]`` if the engine fails.
-    """
-    try:
-        from unveil.core.checks import directives  # noqa: PLC0415 - avoids an import cycle
-    except Exception:  # noqa: BLE001
-        return []
-    try:
-        return list(directives.scan_text(text))
-    except Exception:  # noqa: BLE001 - a failing rescan must not lose the obfuscation finding
-        return []
+def _no_rescan(text: str) -> list[Finding]:
+    """Until the directives engine registers itself (:func:`set_rescan`): no pattern rules."""
+    return []
 
 
-rescan: Callable[[str], list[Finding]] = _default_rescan
+rescan: Callable[[str], list[Finding]] = _no_rescan
 """The one call that rescans decoded text with all pattern rules: ``rescan(text) -> [Finding]``
-(offsets into ``text``). Tests may replace it."""
+(offsets into ``text``). :mod:`unveil.core.checks.directives` registers
+:func:`~unveil.core.checks.directives.scan_text` here when it is imported (it imports this module,
+never the other way round, so the two form no import circle). Tests may replace it."""
+
+
+def set_rescan(fn: Callable[[str], list[Finding]]) -> None:
+    """Register the rescan engine (see :data:`rescan`); a failing engine never loses the
+    obfuscation finding itself."""
+    global rescan
+
+    def safe(text: str) -> list[Finding]:
+        try:
+            return list(fn(text))
+        except Exception:  # noqa: BLE001 - a failing rescan must not lose the obfuscation finding
+            return []
+
+    rescan = safe
 
 
 # --------------------------------------------------------------------------- helpers
