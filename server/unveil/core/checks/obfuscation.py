@@ -167,18 +167,28 @@ def _printable_ratio(s: str) -> float:
 
 def _textlike(s: str) -> bool:
     """Decoded text looks like words or commands: ≥ 90 % printable, ≥ 70 % letters, digits, spaces and
-    common punctuation, at least one letter run of 2+."""
+    common punctuation, at least one letter run of 2+. Letters are Unicode letters, so a payload
+    in Russian, Chinese or Korean reads as text too."""
     if len(s) < 4 or _printable_ratio(s) < 0.9:
         return False
     common = sum(1 for ch in s if ch.isalnum() or ch in " \n\t.,:;!?'\"-_/|&=()[]{}<>@#$%*+~`")
     if common / len(s) < 0.7:
         return False
-    return bool(re.search(r"[A-Za-z]{2,}", s))
+    return bool(_LETTERS2.search(s))
+
+
+_LETTERS2 = re.compile(r"[^\W\d_]{2,}")
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+"""Kana, CJK ideographs and Hangul syllables: scripts written without spaces between words."""
 
 
 def _clean_words(s: str) -> bool:
-    """Clean multi-word text: ≥ 97 % printable, at least 3 words and two spaces."""
-    return _printable_ratio(s) >= 0.97 and len(_WORD.findall(s)) >= 3 and s.count(" ") >= 2
+    """Clean multi-word text: ≥ 97 % printable, and at least 3 words and two spaces (Unicode
+    words), or at least 6 characters of a script written without spaces (kana, Han, Hangul)."""
+    if _printable_ratio(s) < 0.97:
+        return False
+    words = re.findall(r"[^\W\d_]+", s)
+    return (len(words) >= 3 and s.count(" ") >= 2) or len(_UNSPACED.findall(s)) >= 6
 
 
 def _utf8(b: bytes) -> str | None:
