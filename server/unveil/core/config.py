@@ -165,7 +165,7 @@ class Settings:
                 models = [v.strip() for v in models.split(",") if v.strip()]
             if isinstance(models, (list, tuple)):
                 changes["models"] = tuple(str(v) for v in models)
-            elif value is not None:
+            elif models is not None:
                 problems.append("setting 'models' must be a list of model names")
         if "inlayHints" in data and data["inlayHints"] is not None:
             changes["inlay_hints"] = bool(data["inlayHints"])
