@@ -1056,7 +1056,8 @@ class _Target:
         self.lines: _Lines | None = None
         self.orig_start = orig_start
         self.orig_end = orig_end
-        self.changed: Callable[[], set[int]] | None = None  # for the model view: () -> set of its lines the reading rewrote
+        # for the model view: () -> set of its lines the reading rewrote
+        self.changed: Callable[[], set[int]] | None = None
 
     def set_changed(self, source_spans, view) -> None:
         """Mark this target (the model view) as a second pass: ``source_spans`` are the source
