@@ -99,6 +99,15 @@ def test_settings_models_selection_by_alias_and_display_name():
     assert t.errors == ["setting models: unknown model 'nope'"]
 
 
+def test_settings_models_wrong_type_is_a_problem_and_keeps_the_default():
+    default = Settings().models
+    s = Settings().merged({"models": 42})
+    assert s.problems == ("setting 'models' must be a list of model names",)
+    assert s.models == default
+    assert Settings().merged({"models": "opus, sonnet"}).models == ("opus", "sonnet")
+    assert Settings().merged({"models": None}).problems == ()
+
+
 def test_display_name_without_vendor_word_is_accepted():
     from unveil.core.prices import load_prices
 

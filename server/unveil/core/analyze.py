@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import traceback
 from dataclasses import dataclass, field, replace
+from typing import overload
 
 from unveil.core import cost, frontmatter, grade as grading, kinds, markdown, tokens
 from unveil.core.checks import Context, all_checks
@@ -66,7 +67,7 @@ def _apply_metadata(found: list[Finding], rules: RuleSet, settings: Settings, pa
             continue
         if off and (f.rule in off or category in off):
             continue
-        if allow and project.allowed(f, doc.text, doc, settings):
+        if allow and doc is not None and project.allowed(f, doc.text, doc, settings):
             continue
         sev = settings.severity_for(f.rule, category, f.severity)
         if sev != f.severity or category != f.category:
@@ -196,6 +197,11 @@ def _redact_secrets(findings: list[Finding], text: str) -> list[Finding]:
     if not secrets:
         return findings
     order = sorted(secrets, key=len, reverse=True)
+
+    @overload
+    def clean(s: str) -> str: ...
+    @overload
+    def clean(s: str | None) -> str | None: ...
 
     def clean(s: str | None) -> str | None:
         if not s:

@@ -160,12 +160,12 @@ class Settings:
         if "pricesFile" in data and isinstance(data.get("pricesFile"), str):
             changes["prices_file"] = data["pricesFile"] or None
         if "models" in data:
-            value = data.get("models")
-            if isinstance(value, str):
-                value = [v.strip() for v in value.split(",") if v.strip()]
-            if isinstance(value, (list, tuple)):
-                changes["models"] = tuple(str(v) for v in value)
-            elif value is not None:
+            models = data.get("models")
+            if isinstance(models, str):
+                models = [v.strip() for v in models.split(",") if v.strip()]
+            if isinstance(models, (list, tuple)):
+                changes["models"] = tuple(str(v) for v in models)
+            elif models is not None:
                 problems.append("setting 'models' must be a list of model names")
         if "inlayHints" in data and data["inlayHints"] is not None:
             changes["inlay_hints"] = bool(data["inlayHints"])

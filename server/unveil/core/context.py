@@ -639,7 +639,7 @@ def judge(dc: DocContext, opts: ContextOptions, base: Severity, vstart: int, ven
     region = dc.regions.region(ostart)
     code_span = dc.regions.code_span(ostart)
     in_code = code_span is not None
-    block = in_code and "\n" in dc.original[code_span[0]:code_span[1]]
+    block = code_span is not None and "\n" in dc.original[code_span[0]:code_span[1]]
     line_only = region in ("frontmatter",) or block
     us, ue = unit_bounds(vt, vstart, vend, line_only=line_only)
     pre, post = vt[us:vstart], vt[vend:ue]
@@ -653,7 +653,7 @@ def judge(dc: DocContext, opts: ContextOptions, base: Severity, vstart: int, ven
         lowered = True
         reasons.append("deny-list")
     if not lowered and opts.quoted == "lower":
-        if block:
+        if block and code_span is not None:
             # a code block: lowered when its own caption introduces an example / detection list
             caption = _fence_caption(dc, code_span)
             if (_EXAMPLE.search(caption) or _DENY_LEAD.search(caption.rsplit("\n", 1)[-1])

@@ -465,8 +465,8 @@ def shown_usd(row: PriceRow) -> tuple[float, float, float, bool]:
     """``(per session, once invoked, per 1,000 sessions, estimated)`` in USD as a report should
     show them: the ``approx_*`` figures (tokenizer ratio applied) when the row has them
     (``estimated`` true: prefix the text with "≈"), else the exact o200k-based ones."""
-    if getattr(row, "approx_usd_per_session", None) is not None:
-        s = row.approx_usd_per_session
+    s: float | None = getattr(row, "approx_usd_per_session", None)
+    if s is not None:
         i = row.approx_usd_per_invoke if row.approx_usd_per_invoke is not None else row.usd_per_invoke
         return s, i, s * 1000, True
     return row.usd_per_session, row.usd_per_invoke, row.usd_per_1000_sessions, False

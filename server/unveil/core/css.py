@@ -34,7 +34,7 @@ import tinycss2
 try:  # tinycss2 ≥ 1.3 parses CSS Color 4 (rgb(r g b / a), hwb, lab …)
     from tinycss2 import color4 as _color
 except ImportError:  # pragma: no cover - older tinycss2
-    from tinycss2 import color3 as _color  # type: ignore[no-redef]
+    from tinycss2 import color3 as _color
 
 OPACITY_MAX = 0.05
 """Opacity (0–1) at or below which text counts as invisible."""
@@ -53,7 +53,7 @@ def _tokens(decl) -> list:
 def parse_declarations(css: str) -> list[tuple[str, list, bool]]:
     """``(lower-case name, value tokens without whitespace, important)`` for each declaration of
     a declaration list (a ``style`` attribute or a rule's block)."""
-    out = []
+    out: list[tuple[str, list, bool]] = []
     try:
         items = tinycss2.parse_blocks_contents(css, skip_whitespace=True, skip_comments=True)
     except Exception:  # noqa: BLE001 - never raise on hostile CSS
@@ -136,9 +136,10 @@ def background_of(decls: list[tuple[str, list, bool]]):
 def _clip_rect_hides(fn) -> bool:
     nums = [t for t in fn.arguments if t.type in ("number", "dimension", "percentage")]
     px = [(_length_px(t) if t.type != "percentage" else None) for t in nums]
-    if len(px) != 4 or any(p is None for p in px):
+    known = [p for p in px if p is not None]
+    if len(px) != 4 or len(known) != 4:
         return False
-    top, right, bottom, left = px
+    top, right, bottom, left = known
     return (right - left) <= 1 or (bottom - top) <= 1
 
 
@@ -153,7 +154,8 @@ def _clip_path_hides(fn) -> bool:
     if name == "ellipse":
         return bool(args) and (_is_zero(args[0]) or (len(args) > 1 and _is_zero(args[1])))
     if name == "polygon":
-        pts, cur = [], []
+        pts: list[tuple] = []
+        cur: list = []
         for t in args:
             if t.type == "literal" and t.value == ",":
                 pts.append(tuple(cur))

@@ -105,6 +105,7 @@ def find_span(text: str) -> FrontmatterSpan | None:
     pos = m.end()
     while pos < len(text):
         lm = _LINE.match(text, pos)
+        assert lm is not None  # _LINE matches the empty string, so it matches at every position
         content_end = pos + len(lm.group(0).rstrip("\r\n"))
         if _CLOSE.fullmatch(text, pos, content_end):
             return FrontmatterSpan(

@@ -598,7 +598,9 @@ def _fill(doc: Document, layer: MarkdownLayer) -> None:
     fn = env.get("footnotes") or {}
     for label, ref_id in (fn.get("refs") or {}).items():
         if ref_id == -1:
-            layer.footnotes.append(_unused_footnote(doc, label.lstrip(":")))
+            note = _unused_footnote(doc, label.lstrip(":"))
+            if note is not None:  # None: no definition line found for the label
+                layer.footnotes.append(note)
     for label, a, b, _id in footnote_defs:
         start, end = _lines_span(doc, (max(0, a), b))
         layer.footnotes.append(Footnote(label, start, end, a, True))

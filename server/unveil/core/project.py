@@ -160,7 +160,7 @@ def _anchor(glob: str, base: Path) -> str:
     return base.as_posix().rstrip("/") + "/" + g
 
 
-def find(start: Path | str | None) -> ProjectConfig | None:
+def find(start: str | os.PathLike | None) -> ProjectConfig | None:
     """The nearest config at or above ``start`` (a folder, or a file whose folder is used)."""
     if start is None:
         return None
@@ -325,9 +325,9 @@ def effects(cfg: ProjectConfig | None, rules=None) -> list[str]:
         out.append(f"select: only {', '.join(sorted(s.select))} (turns off {', '.join(off) or 'nothing'})")
     if s.ignore:
         out.append(f"ignore: {', '.join(sorted(s.ignore))}")
-    lowered = []
+    lowered: list[str] = []
     by_id = {r.id: r for r in rules}
-    cats = {}
+    cats: dict[str, list] = {}
     for r in rules:
         cats.setdefault(r.category, []).append(r)
     for key, sev in sorted(s.severity.items()):

@@ -72,7 +72,8 @@ def suggest(name: str, rules=None, n: int = 2) -> list[str]:
 def expand_all(names: Iterable[str], rules=None) -> tuple[list[str], list[str]]:
     """``(expanded selectors, problems)`` for many selectors; each unknown one gives one
     problem message and is left out."""
-    out, problems = [], []
+    out: list[str] = []
+    problems: list[str] = []
     for n in names:
         try:
             out.extend(x for x in expand(str(n), rules) if x not in out)

@@ -212,17 +212,17 @@ def apply(ctx, findings: list[Finding]) -> tuple[list[Finding], list[Finding], l
         hit: tuple[Pragma, str] | None = None
         for p, only, s, e in ranges:
             if s <= f.start < e and not (p.start <= f.start < p.end):
-                i = _matches(p, f)
-                if i is not None and (only is None or only == i):
-                    hit = (p, i)
+                rid = _matches(p, f)
+                if rid is not None and (only is None or only == rid):
+                    hit = (p, rid)
                     break
         if hit is None:
             fl = doc.line_of(f.start)
             for p, line in lines:
                 if fl == line and not (p.start <= f.start < p.end):
-                    i = _matches(p, f)
-                    if i is not None:
-                        hit = (p, i)
+                    rid = _matches(p, f)
+                    if rid is not None:
+                        hit = (p, rid)
                         break
         if hit is None:
             kept.append(f)

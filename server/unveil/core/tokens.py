@@ -32,6 +32,7 @@ import re
 import threading
 import time
 from pathlib import Path
+from typing import Literal, overload
 
 import tiktoken
 
@@ -195,6 +196,12 @@ def _clean(text: str) -> str:
         return text
     except UnicodeEncodeError:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+@overload
+def count(text: str, wait: Literal[True] = True) -> int: ...
+@overload
+def count(text: str, wait: bool) -> int | None: ...
 
 
 def count(text: str, wait: bool = True) -> int | None:

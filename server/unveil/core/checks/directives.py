@@ -88,12 +88,13 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 import time
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import regex
 
@@ -298,11 +299,11 @@ def compile_rule(rule: Rule, analysis: tuple | None = None) -> PatternRule:
 # A literal prefilter: most rules need words ("exfiltrate", "webhook.site", ".ssh") that a given
 # document does not contain; testing those words with ``str.__contains__`` on the case-folded
 # model view is far cheaper than running the `regex` pattern over the whole text.
-try:  # Python 3.11+
+if sys.version_info >= (3, 11):
     from re import _constants as _sre_c, _parser as _sre_parse
-except ImportError:  # Python 3.10
-    import sre_constants as _sre_c  # type: ignore[no-redef]
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
+else:  # Python 3.10
+    import sre_constants as _sre_c
+    import sre_parse as _sre_parse
 
 # `regex`-only syntax that the stdlib parser would misread as literals (fuzzy "{e<=1}", POSIX
 # classes "[[:alpha:]]", branch reset, version/full-case/reverse flags, \p{..}, \K …): no prefilter for these.
@@ -524,7 +525,7 @@ def _char_item(op, av, dotall: bool) -> tuple[str, bool, bool, bool] | None:
         return (None if dotall else (".", False, False, True))
     if op is not _sre_c.IN:
         return None
-    parts = []
+    parts: list[str] = []
     negate = False
     for o, a in av:
         if o is _sre_c.NEGATE and not parts:
@@ -592,9 +593,9 @@ def _run_key(items, dotall: bool) -> str | None:
         return _LINE
     # A longest-run scan of an arbitrary class costs about as much as running the pattern, so
     # only two more shared classes: word characters and whitespace, and non-word characters.
-    if all(_in_class(*c[4], _WORD_OR_WS) for c in chars):
+    if all(_in_class(c[4][0], c[4][1], _WORD_OR_WS) for c in chars):
         return r"[\s\w]"
-    if all(_in_class(*c[4], _NON_WORD) for c in chars):
+    if all(_in_class(c[4][0], c[4][1], _NON_WORD) for c in chars):
         return r"\W"
     return None
 
@@ -638,11 +639,12 @@ def _in_class(op, av, cls) -> bool:
     return True
 
 
-def _width(items, dotall: bool, ahead: bool):
+def _width(items, dotall: bool, ahead: bool) -> dict[str, int] | None:
     """Most code points a match of the parsed ``items`` consumes (``ahead``: or reads, counting
     lookahead contents as consumed), as a width dict, or ``None``."""
     total: dict | None = {}
     for op, av in items:
+        w: dict[str, int] | None
         if op in (_sre_c.LITERAL, _sre_c.NOT_LITERAL, _sre_c.ANY, _sre_c.IN):
             w = {"": 1}
         elif op is _sre_c.AT:
@@ -717,7 +719,7 @@ class _Lines:
                 self.starts.append(i + 1)
                 i = find("\n", i + 1)
         self.n = len(self.starts)
-        self.lines_of: dict[str, set[int]] = {}
+        self.lines_of: dict[str, set[int] | None] = {}
 
     def span(self, line: int) -> tuple[int, int]:
         """``(start, endpos)`` of ``line``, its line feed included."""
@@ -726,17 +728,16 @@ class _Lines:
 
     def with_literal(self, lit: str, limit: int) -> set[int] | None:
         """Lines holding ``lit`` (``None`` when more than ``limit`` occurrences)."""
-        got = self.lines_of.get(lit, 0)
-        if got != 0:
-            return got
-        out: set[int] | None = set()
+        if lit in self.lines_of:
+            return self.lines_of[lit]
+        out: set[int] = set()
         find, starts = self.folded.find, self.starts
         i, count = find(lit), 0
         while i >= 0:
             count += 1
             if count > limit:
-                out = None
-                break
+                self.lines_of[lit] = None
+                return None
             out.add(bisect_right(starts, i) - 1)
             i = find(lit, i + 1)
         self.lines_of[lit] = out
@@ -768,13 +769,13 @@ class _Lines:
             hit = self.present[lit] = lit in self.words
         if hit is False:
             return []
-        out: list[int] | None = []
+        out: list[int] = []
         find = self.folded.find
         i = find(lit)
         while i >= 0:
             if len(out) >= limit:
-                out = None
-                break
+                self.occurrences_of[lit] = (limit, None)
+                return None
             out.append(i)
             i = find(lit, i + 1)
         self.occurrences_of[lit] = (limit, out)
@@ -789,7 +790,7 @@ class _Lines:
         reach = sum(k * self.longest_run(cls) for cls, k in bounds[1]) + 2
         n = len(self.folded)
         limit = max(16, n // (4 * max(width, 1)))
-        seeds: list[tuple[int, int]] = []
+        seeds: list[tuple[int, int]] | None = []
         for clause in clauses[:2]:  # the most selective clauses first (see required_literals)
             seeds = []
             for lit in clause:
@@ -1055,7 +1056,8 @@ class _Target:
         self.lines: _Lines | None = None
         self.orig_start = orig_start
         self.orig_end = orig_end
-        self.changed = None  # for the model view: () -> set of its lines the reading rewrote
+        # for the model view: () -> set of its lines the reading rewrote
+        self.changed: Callable[[], set[int]] | None = None
 
     def set_changed(self, source_spans, view) -> None:
         """Mark this target (the model view) as a second pass: ``source_spans`` are the source
@@ -1081,9 +1083,12 @@ class _Target:
         lines on either side, merged and in order."""
         got = getattr(self, "_near", None)
         if got is None:
+            changed = self.changed
+            if changed is None:  # set only by set_changed (the model view pass)
+                raise TypeError("changed_spans() needs set_changed() first")
             lines = self.line_index()
             got = []
-            for ln in sorted(self.changed()):
+            for ln in sorted(changed()):
                 a = lines.span(max(0, ln - pad))[0]
                 b = lines.span(min(lines.n - 1, ln + pad))[1]
                 if got and a <= got[-1][1]:

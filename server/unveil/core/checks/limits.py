@@ -18,10 +18,13 @@ possibly exceed a budget are counted: a token is at least one UTF-8 byte).
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from unveil.core import tokens
 from unveil.core.findings import Finding, Severity
+
+if TYPE_CHECKING:
+    from unveil.core.imports import ImportNode, ImportTree
 
 DEFAULT_BUDGETS: dict[str, int] = {
     "sessionTokens": 2_500,
@@ -115,12 +118,12 @@ def _short(path: str, root: str) -> str:
 
 
 def _imports(ctx) -> list[Finding]:
-    tree = getattr(ctx, "imports", None)
+    tree: ImportTree | None = getattr(ctx, "imports", None)
     if tree is None:
         return []
     out: list[Finding] = []
     for top in tree.imports:
-        chain_problems: list[tuple[list, object]] = []
+        chain_problems: list[tuple[list[ImportNode], ImportNode]] = []
 
         def walk(node, chain):
             chain = chain + [node]

@@ -107,7 +107,9 @@ def _risky(v: Verdict) -> bool:
 
 
 def _is_claude_md(path: str | None) -> bool:
-    return bool(path) and os.path.basename(path) in ("CLAUDE.md", "CLAUDE.local.md")
+    if not path:
+        return False
+    return os.path.basename(path) in ("CLAUDE.md", "CLAUDE.local.md")
 
 
 def _whole_lines(doc, start: int, end: int) -> tuple[int, int] | None:

@@ -264,7 +264,7 @@ def decode_two_symbol_run(run: str) -> tuple[str, str, str] | None:
     for c in core:
         counts[c] = counts.get(c, 0) + 1
     if len(counts) > 2:
-        main = sorted(counts, key=counts.get, reverse=True)[:2]
+        main = sorted(counts, key=lambda c: counts[c], reverse=True)[:2]
         core = core.strip("".join(c for c in counts if c not in main))
     symbols = list(dict.fromkeys(core))
     if len(symbols) != 2 or any(c not in symbols for c in core):
@@ -482,18 +482,18 @@ class _Scan:
         for s, e in spans:
             i = s
             while i < e:
-                b = "cr" if text[i] == "\r" else _bucket(text[i])
+                bucket = "cr" if text[i] == "\r" else _bucket(text[i])
                 j = i + 1
-                if b != "cr":
-                    while j < e and text[j] != "\r" and _bucket(text[j]) == b:
+                if bucket != "cr":
+                    while j < e and text[j] != "\r" and _bucket(text[j]) == bucket:
                         j += 1
-                if b == "cr":
-                    b = "cc"
+                if bucket == "cr":
+                    bucket = "cc"
                 # merge with a touching piece of the same bucket (C0 next to C1, …)
-                if pieces and pieces[-1][1] == i and pieces[-1][2] == b and b != "cc":
-                    pieces[-1] = (pieces[-1][0], j, b)
+                if pieces and pieces[-1][1] == i and pieces[-1][2] == bucket and bucket != "cc":
+                    pieces[-1] = (pieces[-1][0], j, bucket)
                 else:
-                    pieces.append((i, j, b))
+                    pieces.append((i, j, bucket))
                 i = j
         return pieces
 
