@@ -1,0 +1,221 @@
+"""The literal index of one document: which rule literals occur, on which lines, and the windows
+around them where a bounded-width pattern can match (see :mod:`unveil.core.checks.pattern_analysis`).
+
+* :class:`Lines` — line index of the case-folded text: candidate lines and windows per literal;
+* :func:`may_match` — whether every clause of a pattern's required literals has a member present;
+* :func:`in_spans` / :func:`in_windows` — a pattern's matches restricted to those lines or windows,
+  with one time bound for them all, the same matches as one ``finditer`` over the whole text.
+
+Offsets are code points of the text given (the normalised reading or the model view).
+"""
+
+from __future__ import annotations
+
+import time
+from bisect import bisect_right
+from functools import lru_cache
+
+import regex
+
+from unveil.core.checks.pattern_analysis import FLAGS as _FLAGS, LINE as _LINE
+
+class Lines:
+    """Line index of the case-folded model view, for running single-line patterns only on the
+    lines that hold their literals. Usable only when case folding kept every offset."""
+
+    def __init__(self, view_text: str, folded: str):
+        self.ok = len(folded) == len(view_text)
+        self.view_text = view_text
+        self.folded = folded
+        self.runs: dict[str, int] = {}
+        self.present: dict[str, bool] = {}  # literal -> occurs (shared with may_match)
+        self.words: str | None = None  # the word_index of folded, when built
+        self.occurrences_of: dict[str, tuple[int, list[int] | None]] = {}
+        self.starts = [0]
+        if self.ok:
+            find = folded.find
+            i = find("\n")
+            while i >= 0:
+                self.starts.append(i + 1)
+                i = find("\n", i + 1)
+        self.n = len(self.starts)
+        self.lines_of: dict[str, set[int] | None] = {}
+
+    def span(self, line: int) -> tuple[int, int]:
+        """``(start, endpos)`` of ``line``, its line feed included."""
+        end = self.starts[line + 1] if line + 1 < self.n else len(self.folded)
+        return self.starts[line], end
+
+    def with_literal(self, lit: str, limit: int) -> set[int] | None:
+        """Lines holding ``lit`` (``None`` when more than ``limit`` occurrences)."""
+        if lit in self.lines_of:
+            return self.lines_of[lit]
+        out: set[int] = set()
+        find, starts = self.folded.find, self.starts
+        i, count = find(lit), 0
+        while i >= 0:
+            count += 1
+            if count > limit:
+                self.lines_of[lit] = None
+                return None
+            out.add(bisect_right(starts, i) - 1)
+            i = find(lit, i + 1)
+        self.lines_of[lit] = out
+        return out
+
+    def longest_run(self, cls: str) -> int:
+        """Longest run of characters matching the `regex` class ``cls`` in the model view
+        (``[^\\n]``: the longest line, line feed excluded), in code points; 1 for ``""``."""
+        got = self.runs.get(cls)
+        if got is None:
+            if not cls:
+                got = 1
+            elif cls == _LINE:
+                starts = self.starts
+                got = max(max((b - a - 1 for a, b in zip(starts, starts[1:])), default=0),
+                          len(self.folded) - starts[-1])
+            else:
+                got = max(map(len, regex.compile("(?:" + cls + ")+", _FLAGS).findall(self.view_text)), default=0)
+            self.runs[cls] = got
+        return got
+
+    def occurrences(self, lit: str, limit: int) -> list[int] | None:
+        """Offsets of ``lit`` in the case-folded view (``None`` when more than ``limit``)."""
+        got = self.occurrences_of.get(lit)
+        if got is not None and (got[1] is not None or limit <= got[0]):
+            return got[1]
+        hit = self.present.get(lit)
+        if hit is None and self.words is not None and _is_word(lit):
+            hit = self.present[lit] = lit in self.words
+        if hit is False:
+            return []
+        out: list[int] = []
+        find = self.folded.find
+        i = find(lit)
+        while i >= 0:
+            if len(out) >= limit:
+                self.occurrences_of[lit] = (limit, None)
+                return None
+            out.append(i)
+            i = find(lit, i + 1)
+        self.occurrences_of[lit] = (limit, out)
+        return out
+
+    def windows(self, clauses, bounds) -> list[tuple[int, int, int]] | None:
+        """For a pattern whose matches contain a member of every clause of ``clauses`` and whose
+        :func:`match_width` is ``bounds``: ``(pos, stop, endpos)`` triples, in order, such that
+        every match starts in some ``[pos, stop)`` and reads nothing at or after ``endpos``
+        when it does. ``None`` when the windows would cover much of the text."""
+        width = sum(k * self.longest_run(cls) for cls, k in bounds[0])
+        reach = sum(k * self.longest_run(cls) for cls, k in bounds[1]) + 2
+        n = len(self.folded)
+        limit = max(16, n // (4 * max(width, 1)))
+        seeds: list[tuple[int, int]] | None = []
+        for clause in clauses[:2]:  # the most selective clauses first (see required_literals)
+            seeds = []
+            for lit in clause:
+                occ = self.occurrences(lit, limit - len(seeds))
+                if occ is None:
+                    seeds = None
+                    break
+                k = len(lit)
+                seeds.extend((max(0, p + k - width), p + 1) for p in occ)
+            if seeds is not None:
+                break
+        if seeds is None:
+            return None
+        seeds.sort()
+        merged: list[list[int]] = []
+        for a, b in seeds:
+            if merged and a <= merged[-1][1] + reach:
+                if b > merged[-1][1]:
+                    merged[-1][1] = b
+            else:
+                merged.append([a, b])
+        return [(a, b, min(n, b - 1 + reach)) for a, b in merged]
+
+    def candidates(self, clauses) -> list[int] | None:
+        """Sorted lines on which every clause has a member, or ``None`` when that is most of
+        the document (then running over the whole text is as cheap)."""
+        limit = max(64, self.n // 4)
+        lines: set[int] = set()
+        for lit in clauses[0]:
+            got = self.with_literal(lit, limit)
+            if got is None:
+                return None
+            lines |= got
+            if len(lines) > limit:
+                return None
+        out = []
+        for ln in sorted(lines):
+            s, e = self.span(ln)
+            text = self.folded[s:e]
+            if all(any(lit in text for lit in clause) for clause in clauses[1:]):
+                out.append(ln)
+        return out
+
+
+def in_spans(pat, text: str, spans, timeout: float):
+    """Matches of ``pat`` in ``text`` restricted to ``spans`` (``(pos, endpos)`` pairs in
+    order), with one ``timeout`` for them all, like a single ``finditer`` over the text."""
+    deadline = time.monotonic() + timeout
+    for pos, endpos in spans:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("regex timed out")
+        yield from pat.finditer(text, pos, endpos, timeout=left)
+
+
+def in_windows(pat, text: str, windows, timeout: float):
+    """Matches of ``pat`` in ``text`` that start inside the windows (``(pos, stop, endpos)``
+    triples from :meth:`Lines.windows`), with one ``timeout`` for them all: the same matches
+    as a single ``finditer`` over the whole text when every match starts in a window and reads
+    nothing at or past its window's ``endpos``."""
+    deadline = time.monotonic() + timeout
+    cursor = 0  # end of the last match: the next search starts there, as in one finditer
+    for pos, stop, endpos in windows:
+        pos = max(pos, cursor)
+        if pos >= stop:
+            continue
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("regex timed out")
+        for m in pat.finditer(text, pos, endpos, timeout=left):
+            if m.start() >= stop:
+                break
+            cursor = m.end()
+            yield m
+
+
+_WORD_RUN = regex.compile(r"\w+")
+
+
+@lru_cache(maxsize=8192)
+def _is_word(lit: str) -> bool:
+    return _WORD_RUN.fullmatch(lit) is not None
+
+
+def word_index(folded: str) -> str:
+    """The distinct runs of word characters (`regex` ``\\w+``) of ``folded``, joined by line
+    feeds: a literal made only of word characters occurs in ``folded`` exactly when it occurs
+    in this (much shorter) string, because each occurrence lies inside one such run."""
+    return "\n".join(set(_WORD_RUN.findall(folded)))
+
+
+def may_match(clauses, folded: str, seen: dict[str, bool], words: str | None = None) -> bool:
+    """Whether every clause has a member in ``folded`` (memoised per literal in ``seen``;
+    ``words``: the :func:`word_index` of ``folded``, searched instead for word literals)."""
+    for clause in clauses:
+        for lit in clause:
+            hit = seen.get(lit)
+            if hit is None:
+                hit = seen[lit] = lit in (words if words is not None and _is_word(lit) else folded)
+            if hit:
+                break
+        else:
+            return False
+    return True
+
+
+WINDOW_MIN_TEXT = 4096
+"""Below this many code points a pattern runs on the whole text (windows would not pay off)."""

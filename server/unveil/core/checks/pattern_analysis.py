@@ -1,0 +1,427 @@
+"""What a pattern rule's regex can match, read from its parse tree (stdlib ``re`` parser, which
+reads the `regex` V0 syntax of the rules the same way):
+
+* :func:`required_literals` — literals every match must contain (the prefilter's clauses);
+* :func:`single_line` — whether no match can cross a line break (run on candidate lines only);
+* :func:`match_width` — a bound on a match's length in code points (run on windows around the
+  literals instead of the whole text).
+
+Pure functions of the pattern source and flags, memoised; each returns "unknown" (``()``,
+``False``, ``None``) rather than guess. Used by :mod:`unveil.core.checks.directives`.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from functools import lru_cache
+
+import regex
+
+FLAGS = regex.IGNORECASE | regex.MULTILINE | regex.V0
+"""The flags every rule pattern is compiled with (``verbose = true`` adds VERBOSE)."""
+_FLAGS = FLAGS
+
+# A literal prefilter: most rules need words ("exfiltrate", "webhook.site", ".ssh") that a given
+# document does not contain; testing those words with ``str.__contains__`` on the case-folded
+# model view is far cheaper than running the `regex` pattern over the whole text.
+if sys.version_info >= (3, 11):
+    from re import _constants as _sre_c, _parser as _sre_parse
+else:  # Python 3.10
+    import sre_constants as _sre_c
+    import sre_parse as _sre_parse
+
+# `regex`-only syntax that the stdlib parser would misread as literals (fuzzy "{e<=1}", POSIX
+# classes "[[:alpha:]]", branch reset, version/full-case/reverse flags, \p{..}, \K …): no prefilter for these.
+_NO_PREFILTER = regex.compile(r"\{[^}]*[<>=]|\[\[:|\(\?\||\(\?[a-zA-Z]*[Vfr]|\\[pPXmMGKNhL]")
+_REPEATS = tuple(getattr(_sre_c, n) for n in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") if hasattr(_sre_c, n))
+_ATOMIC = getattr(_sre_c, "ATOMIC_GROUP", None)
+
+
+@lru_cache(maxsize=1024)
+def _parse(pattern: str, flags: int):
+    """The stdlib parse of ``pattern`` (shared by the analyses below; raises on error)."""
+    return _sre_parse.parse(pattern, (re.VERBOSE if flags & regex.VERBOSE else 0) | re.IGNORECASE | re.MULTILINE)
+
+
+def _best_clause(clauses: list[frozenset[str]]) -> frozenset[str]:
+    return max(clauses, key=lambda c: (min(map(len, c)), -len(c)))
+
+
+def _clauses(items) -> list[frozenset[str]]:
+    """Conjunctive normal form of the literals a match of the parsed sequence ``items`` contains:
+    each clause is a set of case-folded strings of which at least one occurs in the match."""
+    clauses: list[frozenset[str]] = []
+    run: list[str] = []
+
+    def flush():
+        if run:
+            s = "".join(run).casefold()
+            if s.strip():
+                clauses.append(frozenset([s]))
+            run.clear()
+
+    for op, av in items:
+        if op is _sre_c.LITERAL:
+            run.append(chr(av))
+            continue
+        if op is _sre_c.AT:  # zero-width anchors keep neighbouring literals adjacent
+            continue
+        flush()
+        if op is _sre_c.SUBPATTERN:
+            clauses += _clauses(av[-1])
+        elif _ATOMIC is not None and op is _ATOMIC:
+            clauses += _clauses(av)
+        elif op in _REPEATS:
+            if av[0] >= 1:
+                clauses += _clauses(av[2])
+        elif op is _sre_c.BRANCH:
+            alts: set[str] = set()
+            for branch in av[1]:
+                sub = _clauses(branch)
+                if not sub:
+                    alts = set()
+                    break
+                alts |= _best_clause(sub)
+            if alts:
+                clauses.append(frozenset(alts))
+        elif op is _sre_c.IN:
+            lits = [chr(a) for o, a in av if o is _sre_c.LITERAL]
+            if lits and len(lits) == len(av) and len(lits) <= 4:
+                clauses.append(frozenset(c.casefold() for c in lits))
+        # Anything else (any char, classes, lookarounds, back-references) requires no literal.
+    flush()
+    return clauses
+
+
+@lru_cache(maxsize=4096)
+def required_literals(pattern: str, flags: int = 0) -> tuple[frozenset[str], ...]:
+    """Literals that any match of ``pattern`` (compiled case-insensitively) must contain, as a
+    tuple of clauses: every clause has at least one member (a case-folded string) occurring in
+    the match. The most selective clauses come first. ``()`` when nothing is known (the
+    pattern then always runs); never raises. Parsed with the stdlib ``re`` parser, which reads
+    the `regex` V0 syntax used by the rules the same way; `regex`-only syntax is left alone."""
+    try:
+        if _NO_PREFILTER.search(pattern):
+            return ()
+        parsed = _parse(pattern, flags)
+        clauses = set(_clauses(list(parsed)))
+    except Exception:  # noqa: BLE001 - any doubt: no prefilter
+        return ()
+    return tuple(sorted(clauses, key=lambda c: (-min(map(len, c)), len(c), sorted(c))))
+
+
+_NL = ord("\n")
+_SPACE_LIKE = {"CATEGORY_SPACE", "CATEGORY_NOT_DIGIT", "CATEGORY_NOT_WORD", "CATEGORY_LINEBREAK",
+               "CATEGORY_UNI_SPACE", "CATEGORY_UNI_NOT_DIGIT", "CATEGORY_UNI_NOT_WORD", "CATEGORY_UNI_LINEBREAK",
+               "CATEGORY_LOC_NOT_WORD"}
+_NO_NL = {"CATEGORY_DIGIT", "CATEGORY_NOT_SPACE", "CATEGORY_WORD", "CATEGORY_NOT_LINEBREAK",
+          "CATEGORY_UNI_DIGIT", "CATEGORY_UNI_NOT_SPACE", "CATEGORY_UNI_WORD", "CATEGORY_UNI_NOT_LINEBREAK",
+          "CATEGORY_LOC_WORD"}
+
+
+def _name(code) -> str:
+    return getattr(code, "name", None) or str(code)
+
+
+def _class_has_newline(items) -> bool:
+    negate = False
+    has = False
+    for op, av in items:
+        if op is _sre_c.NEGATE:
+            negate = True
+        elif op is _sre_c.LITERAL:
+            has = has or av == _NL
+        elif op is _sre_c.RANGE:
+            has = has or av[0] <= _NL <= av[1]
+        elif op is _sre_c.CATEGORY and _name(av) in _SPACE_LIKE:
+            has = True
+        elif op is _sre_c.CATEGORY and _name(av) in _NO_NL:
+            pass
+        else:
+            raise ValueError("unknown class item")
+    return has != negate
+
+
+def _no_newline(items, dotall: bool) -> bool:
+    """Whether nothing in the parsed ``items`` can consume a line feed."""
+    for op, av in items:
+        if op is _sre_c.LITERAL:
+            if av == _NL:
+                return False
+        elif op is _sre_c.NOT_LITERAL:
+            if av != _NL:
+                return False
+        elif op is _sre_c.ANY:
+            if dotall:
+                return False
+        elif op is _sre_c.IN:
+            if _class_has_newline(av):
+                return False
+        elif op is _sre_c.AT:
+            if _name(av) in ("AT_BEGINNING_STRING", "AT_END_STRING"):
+                return False
+        elif op is _sre_c.SUBPATTERN:
+            add, rem = av[1], av[2]
+            sub_dotall = (dotall or bool(add & re.DOTALL)) and not (rem & re.DOTALL)
+            if not _no_newline(av[-1], sub_dotall):
+                return False
+        elif _ATOMIC is not None and op is _ATOMIC:
+            if not _no_newline(av, dotall):
+                return False
+        elif op in _REPEATS:
+            if not _no_newline(av[2], dotall):
+                return False
+        elif op is _sre_c.BRANCH:
+            if not all(_no_newline(b, dotall) for b in av[1]):
+                return False
+        elif op in (_sre_c.ASSERT, _sre_c.ASSERT_NOT):
+            if not _no_newline(av[1], dotall):
+                return False
+        elif op is _sre_c.GROUPREF:
+            pass  # repeats a group that itself cannot hold a line feed
+        else:
+            return False
+    return True
+
+
+@lru_cache(maxsize=4096)
+def single_line(pattern: str, flags: int = 0) -> bool:
+    """Whether no match of ``pattern`` (compiled with MULTILINE, without DOTALL), nor any of
+    its lookarounds, can consume a line feed: its matches then lie within one line and it finds
+    the same matches when run line by line (``pos``/``endpos``, the line feed included).
+    ``False`` when unsure; never raises."""
+    try:
+        if _NO_PREFILTER.search(pattern) or "(?-" in pattern or "(?^" in pattern or flags & regex.DOTALL:
+            return False
+        parsed = _parse(pattern, flags)
+        return _no_newline(list(parsed), bool(parsed.state.flags & re.DOTALL))
+    except Exception:  # noqa: BLE001 - any doubt: whole text
+        return False
+
+
+# Bounded match width: a pattern whose matches are at most W code points long and contain a
+# required literal can only match near an occurrence of that literal, so it may run on windows
+# around those occurrences instead of the whole text. An unbounded repeat of one character class
+# is bounded per document by the longest run of characters of that class (a class within `\s`
+# by the longest whitespace run, one without whitespace by the longest run of `\S`, one without
+# a line feed by the longest line; others by their own longest run). A width is a dict
+# {class source: coefficient} with "" for the constant: sum(coef * longest run) code points.
+# ``None`` = unbounded.
+_MAXREPEAT = _sre_c.MAXREPEAT
+_SPACE_CATS = {"CATEGORY_SPACE", "CATEGORY_UNI_SPACE"}
+_CAT_SRC = {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D", "CATEGORY_SPACE": r"\s",
+            "CATEGORY_NOT_SPACE": r"\S", "CATEGORY_WORD": r"\w", "CATEGORY_NOT_WORD": r"\W"}
+_CAT_SRC.update({k.replace("CATEGORY_", "CATEGORY_UNI_"): v for k, v in list(_CAT_SRC.items())})
+_NO_WS_CATS = {"CATEGORY_DIGIT", "CATEGORY_NOT_SPACE", "CATEGORY_WORD",
+               "CATEGORY_UNI_DIGIT", "CATEGORY_UNI_NOT_SPACE", "CATEGORY_UNI_WORD"}
+_WS = regex.compile(r"\s", _FLAGS)
+_WS_RUN = regex.compile(r"\s+", _FLAGS)
+_WS_CHARS = frozenset(ord(c) for c in _WS.findall("".join(map(chr, range(0x3100)))))
+"""Every code point `regex` ``\\s`` matches (all White_Space characters are below U+3100)."""
+_LINE = r"[^\n]"
+LINE = _LINE
+"""The class of a run bounded by the longest line (see :func:`match_width`)."""
+
+
+def _w_add(a, b):
+    if a is None or b is None:
+        return None
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = out.get(k, 0) + v
+    return out
+
+
+def _w_max(a, b):
+    if a is None or b is None:
+        return None
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = max(out.get(k, 0), v)
+    return out
+
+
+def _char_item(op, av, dotall: bool) -> tuple[str, bool, bool, bool] | None:
+    """For the one-character item ``(op, av)``: ``(regex source, only whitespace, no
+    whitespace, no line feed)``, or ``None`` when unknown."""
+    if op is _sre_c.LITERAL:
+        return "\\U%08x" % av, av in _WS_CHARS, av not in _WS_CHARS, av != _NL
+    if op is _sre_c.NOT_LITERAL:
+        return "[^\\U%08x]" % av, False, False, av == _NL
+    if op is _sre_c.ANY:
+        return (None if dotall else (".", False, False, True))
+    if op is not _sre_c.IN:
+        return None
+    parts: list[str] = []
+    negate = False
+    for o, a in av:
+        if o is _sre_c.NEGATE and not parts:
+            negate = True
+            parts.append("^")
+        elif o is _sre_c.LITERAL:
+            parts.append("\\U%08x" % a)
+        elif o is _sre_c.RANGE:
+            parts.append("\\U%08x-\\U%08x" % a)
+        elif o is _sre_c.CATEGORY and _name(a) in _CAT_SRC:
+            parts.append(_CAT_SRC[_name(a)])
+        else:
+            return None
+    items = [(o, a) for o, a in av if o is not _sre_c.NEGATE]
+    ws_only = not negate and all((o is _sre_c.LITERAL and a in _WS_CHARS)
+                                 or (o is _sre_c.CATEGORY and _name(a) in _SPACE_CATS) for o, a in items)
+    if negate:
+        no_ws = any(o is _sre_c.CATEGORY and _name(a) in _SPACE_CATS for o, a in items)
+    else:
+        no_ws = all((o is _sre_c.LITERAL and a not in _WS_CHARS)
+                    or (o is _sre_c.RANGE and not any(a[0] <= c <= a[1] for c in _WS_CHARS))
+                    or (o is _sre_c.CATEGORY and _name(a) in _NO_WS_CATS) for o, a in items)
+    return "[" + "".join(parts) + "]", ws_only, no_ws, not _class_has_newline(av)
+
+
+def _alphabet(items, dotall: bool, out: list) -> bool:
+    """Append to ``out`` the :func:`_char_item` of every character the parsed ``items`` can
+    consume (lookarounds consume nothing); ``False`` when unknown."""
+    for op, av in items:
+        if op is _sre_c.AT or op in (_sre_c.ASSERT, _sre_c.ASSERT_NOT):
+            continue
+        if op is _sre_c.SUBPATTERN:
+            add, rem = av[1], av[2]
+            if not _alphabet(av[-1], (dotall or bool(add & re.DOTALL)) and not (rem & re.DOTALL), out):
+                return False
+        elif _ATOMIC is not None and op is _ATOMIC:
+            if not _alphabet(av, dotall, out):
+                return False
+        elif op in _REPEATS:
+            if not _alphabet(av[2], dotall, out):
+                return False
+        elif op is _sre_c.BRANCH:
+            if not all(_alphabet(b, dotall, out) for b in av[1]):
+                return False
+        else:
+            info = _char_item(op, av, dotall)
+            if info is None:
+                return False
+            out.append((*info, (op, av)))
+    return True
+
+
+def _run_key(items, dotall: bool) -> str | None:
+    """Class whose longest run bounds an unbounded repeat of the parsed ``items``: ``\\s``
+    when they consume only whitespace, ``\\S`` when no whitespace, ``[^\\n]`` when no line
+    feed, else the union of the characters they consume (``None`` when unknown)."""
+    chars: list = []
+    if not _alphabet(items, dotall, chars) or not chars:
+        return None
+    if all(c[1] for c in chars):
+        return r"\s"
+    if all(c[2] for c in chars):
+        return r"\S"
+    if all(c[3] for c in chars):
+        return _LINE
+    # A longest-run scan of an arbitrary class costs about as much as running the pattern, so
+    # only two more shared classes: word characters and whitespace, and non-word characters.
+    if all(_in_class(c[4][0], c[4][1], _WORD_OR_WS) for c in chars):
+        return r"[\s\w]"
+    if all(_in_class(c[4][0], c[4][1], _NON_WORD) for c in chars):
+        return r"\W"
+    return None
+
+
+_WORD_OR_WS = regex.compile(r"[\s\w]", _FLAGS)
+_NON_WORD = regex.compile(r"\W", _FLAGS)
+_WORDS = {"CATEGORY_WORD", "CATEGORY_UNI_WORD", "CATEGORY_DIGIT", "CATEGORY_UNI_DIGIT"}
+
+
+def _in_class(op, av, cls) -> bool:
+    """Whether every character the one-character item ``(op, av)`` matches (case variants
+    included: only letters have them, and they are letters too) is matched by ``cls``
+    (``_WORD_OR_WS``: ``[\\s\\w]``; ``_NON_WORD``: ``\\W``)."""
+    word = cls is _WORD_OR_WS
+
+    def char_ok(c: int) -> bool:
+        m = _WORD_OR_WS.match(chr(c)) is not None if word else (_WS.match(chr(c)) is not None
+                                                                 or regex.match(r"\w", chr(c)) is None)
+        return m
+
+    if op is _sre_c.LITERAL:
+        return char_ok(av)
+    if op is not _sre_c.IN:
+        return False
+    if any(o is _sre_c.NEGATE for o, _ in av):
+        return not word and any(o is _sre_c.CATEGORY and _name(a) in ("CATEGORY_WORD", "CATEGORY_UNI_WORD")
+                                for o, a in av)
+    for o, a in av:
+        if o is _sre_c.LITERAL:
+            if not char_ok(a):
+                return False
+        elif o is _sre_c.RANGE:
+            if a[1] - a[0] > 4096 or not all(char_ok(c) for c in range(a[0], a[1] + 1)):
+                return False
+        elif o is _sre_c.CATEGORY:
+            if not (_name(a) in (_WORDS | _SPACE_CATS) if word
+                    else _name(a) in _SPACE_CATS | {"CATEGORY_NOT_WORD", "CATEGORY_UNI_NOT_WORD"}):
+                return False
+        else:
+            return False
+    return True
+
+
+def _width(items, dotall: bool, ahead: bool) -> dict[str, int] | None:
+    """Most code points a match of the parsed ``items`` consumes (``ahead``: or reads, counting
+    lookahead contents as consumed), as a width dict, or ``None``."""
+    total: dict | None = {}
+    for op, av in items:
+        w: dict[str, int] | None
+        if op in (_sre_c.LITERAL, _sre_c.NOT_LITERAL, _sre_c.ANY, _sre_c.IN):
+            w = {"": 1}
+        elif op is _sre_c.AT:
+            w = {}
+        elif op is _sre_c.SUBPATTERN:
+            add, rem = av[1], av[2]
+            w = _width(av[-1], (dotall or bool(add & re.DOTALL)) and not (rem & re.DOTALL), ahead)
+        elif _ATOMIC is not None and op is _ATOMIC:
+            w = _width(av, dotall, ahead)
+        elif op in _REPEATS:
+            lo, hi, sub = av
+            if hi >= _MAXREPEAT:
+                key = _run_key(sub, dotall)
+                w = None if key is None else {key: 1, "": 1 if ahead else 0}
+            else:
+                one = _width(sub, dotall, ahead)
+                w = None if one is None else {k: v * hi for k, v in one.items()}
+        elif op is _sre_c.BRANCH:
+            w = {}
+            for b in av[1]:
+                w = _w_max(w, _width(b, dotall, ahead))
+        elif op in (_sre_c.ASSERT, _sre_c.ASSERT_NOT):
+            w = _width(av[1], dotall, ahead) if (ahead and av[0] == 1) else {}
+        else:  # back-references, conditionals, anything unknown
+            return None
+        total = _w_add(total, w)
+        if total is None:
+            return None
+    return total
+
+
+@lru_cache(maxsize=4096)
+def match_width(pattern: str, flags: int = 0):
+    """``(width, reach)`` of ``pattern``: the most code points a match consumes and the most
+    it reads from its start (lookaheads included), each a tuple of ``(class source,
+    coefficient)`` pairs meaning sum(coefficient * longest run of that class in the document)
+    (class ``""``: 1); ``None`` when unbounded or unsure. Never raises."""
+    try:
+        if _NO_PREFILTER.search(pattern) or "(?-" in pattern or "(?^" in pattern or flags & regex.DOTALL:
+            return None
+        parsed = _parse(pattern, flags)
+        dotall = bool(parsed.state.flags & re.DOTALL)
+        items = list(parsed)
+        w, r = _width(items, dotall, False), _width(items, dotall, True)
+        if w is None or r is None:
+            return None
+        for k in [*w, *r]:
+            if k:
+                regex.compile(k, _FLAGS)
+    except Exception:  # noqa: BLE001 - any doubt: whole text
+        return None
+    return tuple(sorted(w.items())), tuple(sorted(r.items()))
