@@ -156,10 +156,12 @@ def test_readme_quickstart_is_two_commands_and_ci_runs_the_second():
 
 
 def test_our_own_docs_hide_nothing(run, monkeypatch):
-    """README, the generated rule reference and the examples' README carry no hidden content
+    """README, CONTRIBUTING, the generated rule reference, the design, architecture and CLI pages
+    and the examples' README carry no hidden content
     (they quote attack phrases on purpose, so only the hidden-content rules apply)."""
     monkeypatch.chdir(ROOT)
-    code, out, err = run("check", "README.md", "docs/rules.md", "examples/README.md", "--format", "json",
+    code, out, err = run("check", "README.md", "docs/rules.md", "examples/README.md", "CONTRIBUTING.md",
+                         "docs/architecture.md", "docs/design.md", "docs/cli.md", "--format", "json",
                          "--select", "hidden-content", "--fail-on", "warning")
     assert (code, err) == (0, ""), out
 
