@@ -115,12 +115,33 @@ def test_examples_have_the_documented_findings(run, monkeypatch):
 
 
 def test_rule_docs_are_up_to_date():
-    """docs/rules.md and the README rule table match rules/*.toml (regenerate with the script)."""
+    """docs/rules.md and the README's rule summary match rules/*.toml (regenerate with the script)."""
     proc = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "gen_rule_docs.py"), "--check"],
         capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_readme_rules_section_is_a_summary_and_docs_rules_has_the_table():
+    """The README's ``## Rules`` section counts the rules per category and links docs/rules.md;
+    the full table (one row per rule, linked to its section) is in docs/rules.md only."""
+    rules = list(bundled_rules())
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Rules\n", 1)[1].split("\n## ", 1)[0]
+    categories = {r.category for r in rules}
+    assert section.startswith(f"\n{len(rules)} rules in {len(categories)} categories,")
+    assert "[docs/rules.md](docs/rules.md)" in section
+    rows = [x for x in section.split("\n") if x.startswith("| ") and not x.startswith("| Category")]
+    assert sorted(x.split(" | ")[0][2:] for x in rows) == sorted(categories)
+    assert sum(int(x.split(" | ")[1]) for x in rows) == len(rules)
+    hid = next(x for x in rows if x.startswith("| hidden-content |"))
+    assert hid == f"| hidden-content | {sum(r.category == 'hidden-content' for r in rules)} | `HID…` |"
+    assert not any(f"[{r.id}]" in readme for r in rules)  # no rule table left in the README
+    reference = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    for r in rules:
+        assert f"| [{r.id}](#{r.id.lower()}) | {r.category} | " in reference
+        assert f"\n## {r.id}\n" in reference
 
 
 def test_readme_quickstart_is_two_commands_and_ci_runs_the_second():
@@ -135,9 +156,23 @@ def test_readme_quickstart_is_two_commands_and_ci_runs_the_second():
 
 
 def test_our_own_docs_hide_nothing(run, monkeypatch):
-    """README, the generated rule reference and the examples' README carry no hidden content
+    """README, CONTRIBUTING, the generated rule reference, the design, architecture and CLI pages
+    and the examples' README carry no hidden content
     (they quote attack phrases on purpose, so only the hidden-content rules apply)."""
     monkeypatch.chdir(ROOT)
-    code, out, err = run("check", "README.md", "docs/rules.md", "examples/README.md", "--format", "json",
+    code, out, err = run("check", "README.md", "docs/rules.md", "examples/README.md", "CONTRIBUTING.md",
+                         "docs/architecture.md", "docs/design.md", "docs/cli.md", "--format", "json",
                          "--select", "hidden-content", "--fail-on", "warning")
     assert (code, err) == (0, ""), out
+
+
+def test_architecture_page_lists_every_module():
+    """docs/architecture.md gives each module under server/unveil/ its one line, and names no
+    module that does not exist (issue 14: the docs match the code)."""
+    import re
+
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    pkg = ROOT / "server" / "unveil"
+    modules = sorted(str(p.relative_to(pkg)) for p in pkg.rglob("*.py"))
+    listed = sorted(re.findall(r"^- `([a-z_/]+\.py)` — ", page, flags=re.M))
+    assert listed == modules
