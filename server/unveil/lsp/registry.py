@@ -3,8 +3,8 @@
 Each module in :mod:`unveil.lsp.features` exposes ``register(server)`` and imports only this
 module (for :func:`safe`) and :mod:`unveil.core`; :func:`unveil.lsp.server.create_server` imports
 the modules named in :data:`FEATURE_MODULES` and calls ``register`` on each, in that order. So the
-server sits above its features and nothing imports it back (checked by the import-linter contract
-in ``pyproject.toml``).
+server sits above its features and nothing imports it back (checked by
+``scripts/check_imports.py``).
 
 Adding a feature: write ``unveil/lsp/features/<name>.py`` with ``register(server)`` and add
 ``<name>`` to :data:`FEATURE_MODULES`.
