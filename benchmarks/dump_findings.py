@@ -39,13 +39,28 @@ def dump(analysis, path: str) -> dict:
         "kind": analysis.kind,
         "grade": analysis.grade,
         "findings": [
-            [f.rule, int(f.severity), f.start, f.end, f.message, f.category, f.hidden_text, f.tokens,
-             [[x.title, x.kind, [[e.start, e.end, e.new_text] for e in x.edits]] for x in f.fixes]]
+            [
+                f.rule,
+                int(f.severity),
+                f.start,
+                f.end,
+                f.message,
+                f.category,
+                f.hidden_text,
+                f.tokens,
+                [[x.title, x.kind, [[e.start, e.end, e.new_text] for e in x.edits]] for x in f.fixes],
+            ]
             for f in analysis.findings
         ],
-        "tokens": None if rep is None else {
-            "session": rep.session, "invoke": rep.invoke, "total": rep.total, "body": rep.body,
-            "notes": list(rep.notes), "basis": rep.basis,
+        "tokens": None
+        if rep is None
+        else {
+            "session": rep.session,
+            "invoke": rep.invoke,
+            "total": rep.total,
+            "body": rep.body,
+            "notes": list(rep.notes),
+            "basis": rep.basis,
             "sections": [[s.line, s.level, s.title, s.tokens] for s in rep.sections],
         },
     }
@@ -68,7 +83,12 @@ def main(argv=None) -> int:
             text = p.read_bytes().decode("utf-8", "surrogateescape")
             a = analyze(text, str(p), count_tokens=True)
             rel = str(p.relative_to(args.corpus.resolve()))
-            out.write(json.dumps(dump(a, rel), ensure_ascii=False, default=str).encode("utf-8", "surrogateescape").decode("utf-8", "replace") + "\n")
+            out.write(
+                json.dumps(dump(a, rel), ensure_ascii=False, default=str)
+                .encode("utf-8", "surrogateescape")
+                .decode("utf-8", "replace")
+                + "\n"
+            )
     print(f"{len(files)} files in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     return 0
 

@@ -22,13 +22,28 @@ from unveil.core.analyze import analyze
 
 
 def make_file(lines: int = 300) -> str:
-    out = ["---", "name: reviewer", "description: Reviews pull requests for style and safety", "tools: Read, Grep",
-           "---", "# Reviewer", ""]
+    out = [
+        "---",
+        "name: reviewer",
+        "description: Reviews pull requests for style and safety",
+        "tools: Read, Grep",
+        "---",
+        "# Reviewer",
+        "",
+    ]
     i = 0
     while len(out) < lines - 1:
         i += 1
-        out += [f"## Step {i}", "", f"Check the diff for item {i}; see https://docs.example.com/step/{i} and run:",
-                "", "```bash", f"npm run lint -- --rule {i}", "```", ""]
+        out += [
+            f"## Step {i}",
+            "",
+            f"Check the diff for item {i}; see https://docs.example.com/step/{i} and run:",
+            "",
+            "```bash",
+            f"npm run lint -- --rule {i}",
+            "```",
+            "",
+        ]
     out = out[: lines - 1] + ["Report findings as a list.\u200b"]
     return "\n".join(out) + "\n"
 
@@ -75,8 +90,9 @@ def main() -> None:
     edited_analysis = analyze(edited, "/tmp/bench/.claude/agents/reviewer.md")
     hash_us = per_call_us(lambda: lk.text_hash(edited), 2000)
     delta_us = per_call_us(lambda: lk.file_delta(entry, edited_analysis, ".claude/agents/reviewer.md"), 50)
-    analyse_ms = per_call_us(lambda: analyze(edited, "/tmp/bench/.claude/agents/reviewer.md", count_tokens=False),
-                             3) / 1000
+    analyse_ms = (
+        per_call_us(lambda: analyze(edited, "/tmp/bench/.claude/agents/reviewer.md", count_tokens=False), 3) / 1000
+    )
     print(f"300-line file, {len(text.encode()):,} bytes, {len(analysis.findings)} findings")
     print("| step (per edit) | cost |")
     print("| --- | --- |")

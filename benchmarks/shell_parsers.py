@@ -36,8 +36,9 @@ def blocks(root: Path) -> list[str]:
             if lang in SH:
                 body = tok.content
                 if lang == "console" or re.search(r"^\s*\$ ", body, re.M):
-                    body = "\n".join(ln.split("$ ", 1)[1] if ln.lstrip().startswith("$ ") else ""
-                                     for ln in body.split("\n"))
+                    body = "\n".join(
+                        ln.split("$ ", 1)[1] if ln.lstrip().startswith("$ ") else "" for ln in body.split("\n")
+                    )
                 out.append(body)
     return out
 
@@ -54,8 +55,10 @@ def main() -> None:
     p = Parser(Language(tree_sitter_bash.language()))
     t0 = time.perf_counter()
     err = sum(1 for b in bs if p.parse(b.encode()).root_node.has_error)
-    print(f"tree-sitter-bash: {err} blocks with ERROR/MISSING nodes (a tree for every block), "
-          f"{time.perf_counter() - t0:.3f} s")
+    print(
+        f"tree-sitter-bash: {err} blocks with ERROR/MISSING nodes (a tree for every block), "
+        f"{time.perf_counter() - t0:.3f} s"
+    )
     try:
         import bashlex
     except ImportError:

@@ -369,7 +369,10 @@ def benign_figures(corpus: Path, results: dict[str, dict], examples: int = 3) ->
             with_error += 1
             per_kind_err[row["kind"]] += 1
             error_files.append(
-                {"file": key, "errors": _grouped([f for f in res["findings"] if f["severity"] == "error"]) or [res.get("crash")]}
+                {
+                    "file": key,
+                    "errors": _grouped([f for f in res["findings"] if f["severity"] == "error"]) or [res.get("crash")],
+                }
             )
         if any(f["severity"] == "error" and f["category"] == "hidden-content" for f in res["findings"]):
             with_hidden_error += 1
@@ -383,7 +386,7 @@ def benign_figures(corpus: Path, results: dict[str, dict], examples: int = 3) ->
                 seen.add((f["severity"], f["rule"]))
                 stat["files"] += 1
                 if len(stat["examples"]) < examples:
-                    stat["examples"].append(f"{key[len('benign/'):]}:{f['line']} — {f['message'][:120]}")
+                    stat["examples"].append(f"{key[len('benign/') :]}:{f['line']} — {f['message'][:120]}")
     top = {
         level: sorted(
             ({"rule": r, **s} for r, s in stats.items()), key=lambda s: (-s["files"], -s["findings"], s["rule"])
@@ -458,18 +461,29 @@ def mutation_figures(corpus: Path, benign_files: int = 50) -> dict:
     rep = mutate.run(corpus)
     floors = mutate.load_floors()
     ben = mutate.benign_mutations(corpus, benign_files)
-    classes = {c: {"found": st["found"], "total": st["total"], "recall": mutate.recall(st), "floor": floors.get(c)}
-               for c, st in rep["classes"].items()}
+    classes = {
+        c: {"found": st["found"], "total": st["total"], "recall": mutate.recall(st), "floor": floors.get(c)}
+        for c, st in rep["classes"].items()
+    }
     targets = [
-        {"target": "mutation classes at or above their floor (tests/adversarial/floors.toml)",
-         "value": f"{sum(v['recall'] >= (v['floor'] or 0) for v in classes.values())}/{len(classes)}",
-         "met": all(v["recall"] >= (v["floor"] or 0) for v in classes.values())},
-        {"target": "errors created by structural mutations of benign files",
-         "value": f"{len(ben['new_errors'])} in {ben['cases']} cases ({ben['files']} files)",
-         "met": not ben["new_errors"]},
+        {
+            "target": "mutation classes at or above their floor (tests/adversarial/floors.toml)",
+            "value": f"{sum(v['recall'] >= (v['floor'] or 0) for v in classes.values())}/{len(classes)}",
+            "met": all(v["recall"] >= (v["floor"] or 0) for v in classes.values()),
+        },
+        {
+            "target": "errors created by structural mutations of benign files",
+            "value": f"{len(ben['new_errors'])} in {ben['cases']} cases ({ben['files']} files)",
+            "met": not ben["new_errors"],
+        },
     ]
-    return {"payloads": rep["payloads"], "excluded": [p.source for p in rep["excluded"]], "classes": classes,
-            "benign": ben, "targets": targets}
+    return {
+        "payloads": rep["payloads"],
+        "excluded": [p.source for p in rep["excluded"]],
+        "classes": classes,
+        "benign": ben,
+        "targets": targets,
+    }
 
 
 # --------------------------------------------------------------------------- output
@@ -507,9 +521,11 @@ def render(report: dict) -> str:
         "Do not edit by hand: rerun the script."
     )
     w("")
-    w("Corpus: `../shared/corpus` (see its README). Lines are 1-based. A finding *matches* a labelled "
-      "case when it has the case's category (hidden-content cases: `hidden-content`; risky cases: the "
-      "mapped issue-3 category, never hidden-content, format or cost) and starts on the labelled line.")
+    w(
+        "Corpus: `../shared/corpus` (see its README). Lines are 1-based. A finding *matches* a labelled "
+        "case when it has the case's category (hidden-content cases: `hidden-content`; risky cases: the "
+        "mapped issue-3 category, never hidden-content, format or cost) and starts on the labelled line."
+    )
     w("")
     w("## Summary")
     w("")
@@ -518,9 +534,13 @@ def render(report: dict) -> str:
     w("| figure | value |")
     w("| --- | --- |")
     if not report.get("benign_skipped"):
-        w(f"| benign files with any error | {ben['files_with_error']}/{ben['files']} = {100 * ben['error_share']:.2f}% |")
-    w(f"| labelled cases found at their line (synthetic + malicious line labels) | "
-      f"{sum(c['found'] for c in labelled)}/{len(labelled)} |")
+        w(
+            f"| benign files with any error | {ben['files_with_error']}/{ben['files']} = {100 * ben['error_share']:.2f}% |"
+        )
+    w(
+        f"| labelled cases found at their line (synthetic + malicious line labels) | "
+        f"{sum(c['found'] for c in labelled)}/{len(labelled)} |"
+    )
     w(f"| hard negatives and negative controls with an error | {sum(not n['ok'] for n in negs)}/{len(negs)} |")
     mut = report.get("mutations")
     if mut:
@@ -538,8 +558,10 @@ def render(report: dict) -> str:
     w("")
     w("## Per category (labelled cases found at their line)")
     w("")
-    w("A case counts only through a finding of its own category (synthetic labels mapped to unveil "
-      "categories) starting on the labelled line at warning or above (malicious labels: their `min_severity`).")
+    w(
+        "A case counts only through a finding of its own category (synthetic labels mapped to unveil "
+        "categories) starting on the labelled line at warning or above (malicious labels: their `min_severity`)."
+    )
     w("")
     w("| category | synthetic | malicious | total |")
     w("| --- | --- | --- | --- |")
@@ -553,7 +575,9 @@ def render(report: dict) -> str:
     w("| file | category | line | result | matching findings |")
     w("| --- | --- | --- | --- | --- |")
     for c in syn["hidden"]:
-        matched = ", ".join(c["matched"]) or ("crash: " + c["crash"] if c["crash"] else "elsewhere: " + (", ".join(c["elsewhere"]) or "none"))
+        matched = ", ".join(c["matched"]) or (
+            "crash: " + c["crash"] if c["crash"] else "elsewhere: " + (", ".join(c["elsewhere"]) or "none")
+        )
         w(f"| {c['file']} | {c['category']} | {c['line']} | {_yn(c['found'])} | {_md_escape(matched)} |")
     w("")
     w("Risky-directive labels (issue 3): a finding of the mapped unveil category on the line, at warning or above.")
@@ -576,7 +600,9 @@ def render(report: dict) -> str:
     w("| file | technique | result | hidden-content findings |")
     w("| --- | --- | --- | --- |")
     for c in mal["hidden"]:
-        w(f"| {c['file']} | {_md_escape(c['technique'])} | {_yn(c['found'])} | {_md_escape(', '.join(c['matched']) or (c['crash'] or ''))} |")
+        w(
+            f"| {c['file']} | {_md_escape(c['technique'])} | {_yn(c['found'])} | {_md_escape(', '.join(c['matched']) or (c['crash'] or ''))} |"
+        )
     w("")
     mlab = report["malicious_labels"]
     w(
@@ -592,14 +618,14 @@ def render(report: dict) -> str:
     for c in mlab["cases"]:
         matched = ", ".join(c["matched"]) or "on the line: " + (", ".join(c["on_line"]) or "none")
         w(
-            f"| {c['file'][len('malicious/'):]} | {c['category']} | {c['line']} | {c['min_severity']} | "
+            f"| {c['file'][len('malicious/') :]} | {c['category']} | {c['line']} | {c['min_severity']} | "
             f"{_yn(c['found'])} | {_md_escape(matched)} | {_md_escape(c['note'])} |"
         )
     w("")
     w(f"Excluded from recall ({len(mlab['excluded'])}, category `none-in-text`):")
     w("")
     for e in mlab["excluded"]:
-        w(f"- {e['file'][len('malicious/'):]}: {e['reason']}")
+        w(f"- {e['file'][len('malicious/') :]}: {e['reason']}")
     w("")
     if mal["edge"]:
         w("")
@@ -620,13 +646,15 @@ def render(report: dict) -> str:
     if mut:
         w("## (e) Adversarial mutations (`tests/adversarial/mutate.py`)")
         w("")
-        w(f"{mut['payloads']} payloads: the risky-directive labels of `synthetic/LABELS.tsv` and "
-          "`tests/data/malicious-labels.tsv` and the `bad` examples of every security pattern rule, each put in "
-          "a skill carrier and transformed by every class of issue 8. Found = a finding of the payload's category "
-          "at warning or error on the payload's line. "
-          f"{len(mut['excluded'])} payloads not found in the plain carrier (they need surroundings it does not "
-          "give: a frontmatter-only key, a settings file…) are left out of every class. Target after the "
-          "normalisation, decoder, region and shell work: 95 % per class.")
+        w(
+            f"{mut['payloads']} payloads: the risky-directive labels of `synthetic/LABELS.tsv` and "
+            "`tests/data/malicious-labels.tsv` and the `bad` examples of every security pattern rule, each put in "
+            "a skill carrier and transformed by every class of issue 8. Found = a finding of the payload's category "
+            "at warning or error on the payload's line. "
+            f"{len(mut['excluded'])} payloads not found in the plain carrier (they need surroundings it does not "
+            "give: a frontmatter-only key, a settings file…) are left out of every class. Target after the "
+            "normalisation, decoder, region and shell work: 95 % per class."
+        )
         w("")
         w("| mutation class | found / cases | recall | floor |")
         w("| --- | --- | --- | --- |")
@@ -635,13 +663,21 @@ def render(report: dict) -> str:
             w(f"| {cls} | {v['found']}/{v['total']} | {100 * v['recall']:.1f}% | {fl} |")
         w("")
         b = mut["benign"]
-        w(f"Benign check: {b['files']} benign files (evenly spread over the manifest), each structural class "
-          f"applied to the first prose line without a payload: {b['cases']} mutated files, "
-          f"{len(b['new_errors'])} new errors (target 0). The classes that hide or encode the line are expected "
-          "to draw a hidden-content or obfuscation error (an instruction the reader cannot see is what those "
-          f"rules report): {len(b['carrier_errors'])} such errors, by class and rule: "
-          + (", ".join(f"{c} {r} ×{n}" for (c, r), n in sorted(collections.Counter((e[1], e[2]) for e in b["carrier_errors"]).items())) or "none")
-          + ".")
+        w(
+            f"Benign check: {b['files']} benign files (evenly spread over the manifest), each structural class "
+            f"applied to the first prose line without a payload: {b['cases']} mutated files, "
+            f"{len(b['new_errors'])} new errors (target 0). The classes that hide or encode the line are expected "
+            "to draw a hidden-content or obfuscation error (an instruction the reader cannot see is what those "
+            f"rules report): {len(b['carrier_errors'])} such errors, by class and rule: "
+            + (
+                ", ".join(
+                    f"{c} {r} ×{n}"
+                    for (c, r), n in sorted(collections.Counter((e[1], e[2]) for e in b["carrier_errors"]).items())
+                )
+                or "none"
+            )
+            + "."
+        )
         for f, cls, rule, cat in b["new_errors"][:20]:
             w(f"- {f}: {cls} → {rule} ({cat})")
         w("")
@@ -656,11 +692,10 @@ def render(report: dict) -> str:
         f"{ben['crashes']} crashed the analysis)"
     )
     w(f"- Files with any error: {ben['files_with_error']} = {100 * ben['error_share']:.2f}% (target < 1%)")
+    w(f"- Files with a hidden-content error: {ben['files_with_hidden_error']} = {100 * ben['hidden_error_share']:.2f}%")
     w(
-        f"- Files with a hidden-content error: {ben['files_with_hidden_error']} = "
-        f"{100 * ben['hidden_error_share']:.2f}%"
+        f"- Analysis time (sum of per-file wall times in the workers; the machine is shared): {ben['analysis_seconds']:.1f} s"
     )
-    w(f"- Analysis time (sum of per-file wall times in the workers; the machine is shared): {ben['analysis_seconds']:.1f} s")
     for level in ("error", "warning"):
         w("")
         w(f"Top 10 rules firing at {level} on benign files (by files):")
@@ -697,13 +732,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--md", type=Path, default=ROOT / "docs" / "accuracy.md")
     ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "accuracy.json")
     ap.add_argument("--skip-mutations", action="store_true", help="leave out the adversarial mutation suite (e)")
-    ap.add_argument("--skip-benign", action="store_true", help="labelled sets only (about a second; the benign target is left out; implies --no-write)")
+    ap.add_argument(
+        "--skip-benign",
+        action="store_true",
+        help="labelled sets only (about a second; the benign target is left out; implies --no-write)",
+    )
     args = ap.parse_args(argv)
 
     if args.skip_benign:
         args.no_write = True  # never replace the committed full figures with partial ones
     corpus = args.corpus.resolve()
-    needed = [corpus / "synthetic" / "LABELS.tsv", corpus / "malicious" / "PROVENANCE.tsv", corpus / "benign" / "MANIFEST.tsv"]
+    needed = [
+        corpus / "synthetic" / "LABELS.tsv",
+        corpus / "malicious" / "PROVENANCE.tsv",
+        corpus / "benign" / "MANIFEST.tsv",
+    ]
     for p in needed:
         if not p.is_file():
             print(f"accuracy: {p} not found (pass --corpus)", file=sys.stderr)

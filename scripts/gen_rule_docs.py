@@ -86,7 +86,12 @@ def rules_md() -> str:
         rule_table(),
     ]
     for r in rules:
-        out += [f"## {r.id}", "", f"**`{r.name}`** · category `{r.category}` · default severity **{r.severity.label}**", ""]
+        out += [
+            f"## {r.id}",
+            "",
+            f"**`{r.name}`** · category `{r.category}` · default severity **{r.severity.label}**",
+            "",
+        ]
         out += [_inline(r.summary.strip()), ""]
         if r.description.strip() and r.description.strip() != "TODO":
             out += [r.description.strip(), ""]

@@ -22,9 +22,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Human corpus labels → the unveil kind id they correspond to (same ids when not listed).
 LABELS = {
-    "agent-md": "copilot-agent", "chatmode": "copilot-agent", "instructions-md": "copilot-instructions-file",
-    "prompt-md": "copilot-prompt", "cursor-mdc": "cursor-rule", "skill": "claude-skill",
-    "skill-resource": "claude-skill-resource", "windsurf-rules": "windsurf-rule", "other-agent": "claude-agent",
+    "agent-md": "copilot-agent",
+    "chatmode": "copilot-agent",
+    "instructions-md": "copilot-instructions-file",
+    "prompt-md": "copilot-prompt",
+    "cursor-mdc": "cursor-rule",
+    "skill": "claude-skill",
+    "skill-resource": "claude-skill-resource",
+    "windsurf-rules": "windsurf-rule",
+    "other-agent": "claude-agent",
     "other-command": "claude-command",
 }
 
@@ -35,7 +41,8 @@ UNKNOWN_REASONS = {
     "tests/fixtures/manual/bloated-realistic.md": "CLAUDE.md test fixture under another file name",
     ".gemini/commands/strict-development-rules.md": (
         "Markdown in `.gemini/commands/` without frontmatter: Gemini CLI commands are `.toml`, and "
-        "the weak `commands/*.md` pattern needs a `description` key"),
+        "the weak `commands/*.md` pattern needs a `description` key"
+    ),
 }
 
 # A `kinds` setting a project could use for the files above; the script re-runs with it.
@@ -132,7 +139,8 @@ def render(rows: list[tuple[str, str, str, str]], mapped: list[tuple[str, str, s
     changed = sum(1 for a, b in zip(rows, mapped) if a[3] != b[3])
     out += [
         "",
-        "With the setting `\"kinds\": " + ", ".join(f'"{g}": "{k}"' for g, k in DEMO_MAP.items()).join("{}")
+        'With the setting `"kinds": '
+        + ", ".join(f'"{g}": "{k}"' for g, k in DEMO_MAP.items()).join("{}")
         + "` (`--kind` flags on the command line) the same run changes the kind of "
         f"{changed} files and leaves {sum(1 for r in mapped if r[3] == kinds.UNKNOWN)} as `markdown` "
         f"and {len(mapped_misses)} disagreements.",

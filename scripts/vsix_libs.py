@@ -40,12 +40,22 @@ except ImportError:  # Python 3.10
 
 #: VS Code targets (``vsce package --target``) → wheel platform tags pip may take for them.
 PLATFORMS: dict[str, list[str]] = {
-    "linux-x64": ["manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux_2_5_x86_64",
-                  "manylinux1_x86_64"],
+    "linux-x64": [
+        "manylinux_2_28_x86_64",
+        "manylinux_2_17_x86_64",
+        "manylinux2014_x86_64",
+        "manylinux_2_5_x86_64",
+        "manylinux1_x86_64",
+    ],
     "linux-arm64": ["manylinux_2_28_aarch64", "manylinux_2_17_aarch64", "manylinux2014_aarch64"],
-    "darwin-x64": [f"macosx_{v}_{a}" for v in ("14_0", "13_0", "12_0", "11_0", "10_15", "10_14", "10_13", "10_12", "10_9")
-                   for a in ("x86_64", "universal2")],
-    "darwin-arm64": [f"macosx_{v}_{a}" for v in ("14_0", "13_0", "12_0", "11_0", "10_9") for a in ("arm64", "universal2")],
+    "darwin-x64": [
+        f"macosx_{v}_{a}"
+        for v in ("14_0", "13_0", "12_0", "11_0", "10_15", "10_14", "10_13", "10_12", "10_9")
+        for a in ("x86_64", "universal2")
+    ],
+    "darwin-arm64": [
+        f"macosx_{v}_{a}" for v in ("14_0", "13_0", "12_0", "11_0", "10_9") for a in ("arm64", "universal2")
+    ],
     "win32-x64": ["win_amd64"],
 }
 DEFAULT_PYTHONS = ("3.10", "3.11", "3.12", "3.13")
@@ -59,21 +69,33 @@ def runtime_requirements(root: Path) -> list[str]:
 
 
 def pip(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "--disable-pip-version-check", *args], capture_output=True, text=True
+    )
 
 
 def download(reqs: list[str], target: str, python: str, dest: Path) -> str | None:
     """Download the wheels of ``reqs`` (with their dependencies) for ``target`` and ``python``
     into ``dest``; returns pip's error text, or ``None`` on success."""
     dest.mkdir(parents=True, exist_ok=True)
-    args = ["download", "-q", "--only-binary=:all:", "--implementation", "cp", "--python-version", python,
-            "--dest", str(dest)]
+    args = [
+        "download",
+        "-q",
+        "--only-binary=:all:",
+        "--implementation",
+        "cp",
+        "--python-version",
+        python,
+        "--dest",
+        str(dest),
+    ]
     for tag in PLATFORMS[target]:
         args += ["--platform", tag]
     got = pip(*args, *reqs)
     if got.returncode != 0:
-        return (got.stderr or got.stdout).strip().splitlines()[-1] if (got.stderr or got.stdout).strip() else "pip failed"
+        return (
+            (got.stderr or got.stdout).strip().splitlines()[-1] if (got.stderr or got.stdout).strip() else "pip failed"
+        )
     return None
 
 

@@ -26,7 +26,9 @@ def test_labelled_corpus_targets_met():
         pytest.skip(f"corpus not found at {CORPUS}")
     proc = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "accuracy.py"), "--corpus", str(CORPUS), "--skip-benign", "--no-write"],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "| synthetic hidden-content cases found at their line | 13/13 | yes |" in proc.stdout

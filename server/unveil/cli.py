@@ -42,7 +42,6 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from unveil import __version__
-from unveil.core import kinds
 from unveil.core.config import DEFAULT_SETTINGS, Settings
 from unveil.core.discovery import SKIP_DIRS, Collected, collect, display_path, is_agent_file, read_text  # noqa: F401
 from unveil.core.findings import Severity
@@ -59,8 +58,15 @@ EXIT_INTERNAL = 3
 FAIL_ON = ("error", "warning", "info", "hint", "never")
 
 
-def project_settings(path: str | None, layer: dict | None, seen: set[str], *, isolated: bool = False,
-                     config_file: str | None = None, out: dict | None = None) -> Settings:
+def project_settings(
+    path: str | None,
+    layer: dict | None,
+    seen: set[str],
+    *,
+    isolated: bool = False,
+    config_file: str | None = None,
+    out: dict | None = None,
+) -> Settings:
     """Settings for one file: defaults < nearest ``.unveil.toml`` / ``pyproject.toml``
     ``[tool.unveil]`` (:mod:`unveil.core.project`; searched from the file, else the working
     directory; none with ``isolated``, ``config_file`` instead of the search) < the command-line
@@ -68,8 +74,9 @@ def project_settings(path: str | None, layer: dict | None, seen: set[str], *, is
     change the exit status. ``out["config"]`` receives the :class:`~unveil.core.project.ProjectConfig` used."""
     from unveil.core import project
 
-    settings, cfg = project.settings_for(path, [layer or {}], fallback_dir=Path.cwd(), isolated=isolated,
-                                         config_file=config_file)
+    settings, cfg = project.settings_for(
+        path, [layer or {}], fallback_dir=Path.cwd(), isolated=isolated, config_file=config_file
+    )
     if out is not None:
         out["config"] = cfg
     problems = list(cfg.errors) if cfg is not None else []
@@ -98,19 +105,28 @@ def _config_info(cfg, path: str, isolated: bool) -> tuple[dict, list]:
     if nested is None:
         return info, []
     root, cats = nested
-    msg = (f"Project configuration {shown}, below the repository root, turns off or lowers security rules "
-           f"({', '.join(cats)}) for the files in its folder, this one included: "
-           + "; ".join(info["effects"]) + ". Run with --isolated to scan without it")
+    msg = (
+        f"Project configuration {shown}, below the repository root, turns off or lowers security rules "
+        f"({', '.join(cats)}) for the files in its folder, this one included: "
+        + "; ".join(info["effects"])
+        + ". Run with --isolated to scan without it"
+    )
     return info, [Finding(NESTED_CONFIG_RULE, Severity.WARNING, 0, 0, msg, category="internal")]
 
 
 NESTED_CONFIG_RULE = "UNV021"
 
 
-def analyze_paths(paths: Sequence[str], settings: Settings,
-                  layer: dict | None = None, collected: Collected | None = None,
-                  progress=None, *, isolated: bool = False,
-                  config_file: str | None = None) -> tuple[list[FileResult], list[str]]:
+def analyze_paths(
+    paths: Sequence[str],
+    settings: Settings,
+    layer: dict | None = None,
+    collected: Collected | None = None,
+    progress=None,
+    *,
+    isolated: bool = False,
+    config_file: str | None = None,
+) -> tuple[list[FileResult], list[str]]:
     """Read and analyse every file ``paths`` expand to (or the files of ``collected``).
     Returns the results and the error messages (each also logged to stderr by the caller).
     With ``layer`` (the command-line settings as a camelCase mapping), each file's settings
@@ -132,8 +148,11 @@ def analyze_paths(paths: Sequence[str], settings: Settings,
             continue
         try:
             used: dict = {}
-            file_settings = settings if layer is None else project_settings(
-                str(absolute), layer, seen, isolated=isolated, config_file=config_file, out=used)
+            file_settings = (
+                settings
+                if layer is None
+                else project_settings(str(absolute), layer, seen, isolated=isolated, config_file=config_file, out=used)
+            )
             analysis = analyze(text, str(absolute), file_settings)
             if layer is not None:
                 info, extra = _config_info(used.get("config"), str(absolute), isolated)
@@ -153,8 +172,11 @@ def analyze_paths(paths: Sequence[str], settings: Settings,
         from unveil.core.analyze import refused
 
         for shown, absolute, target in collected.outside:
-            file_settings = settings if layer is None else project_settings(
-                str(absolute), layer, seen, isolated=isolated, config_file=config_file)
+            file_settings = (
+                settings
+                if layer is None
+                else project_settings(str(absolute), layer, seen, isolated=isolated, config_file=config_file)
+            )
             try:
                 shown_target = os.readlink(absolute)
             except OSError:
@@ -369,8 +391,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         from unveil.reporters import text as reporter
 
         colour = False if args.output else _use_colour(args.color, sys.stdout)
-        report = reporter.render(results, colour=colour, errors=len(errors), quiet=args.quiet,
-                                 notes=scan.notes())
+        report = reporter.render(results, colour=colour, errors=len(errors), quiet=args.quiet, notes=scan.notes())
     try:
         _emit(report, args.output)
     except OSError as exc:
@@ -383,8 +404,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.fail_on == "never":
         return EXIT_OK
     threshold = Severity.parse(args.fail_on)
-    failing = any(f.severity <= threshold and f.data.get("baselineState") != "unchanged"
-                  for r in results for f in r.analysis.findings)
+    failing = any(
+        f.severity <= threshold and f.data.get("baselineState") != "unchanged"
+        for r in results
+        for f in r.analysis.findings
+    )
     return EXIT_FINDINGS if failing else EXIT_OK
 
 
@@ -413,7 +437,9 @@ class _Scan:
         # config summary (unveil.reporters.common.config_lines), once
         ign = self.collected.ignored
         if ign.get("gitignore"):
-            out.append(f"Left out by .gitignore / .git/info/exclude: {_plural(ign['gitignore'], 'file or folder', 'files or folders')}")
+            out.append(
+                f"Left out by .gitignore / .git/info/exclude: {_plural(ign['gitignore'], 'file or folder', 'files or folders')}"
+            )
         if ign.get("exclude"):
             out.append(f"Left out by exclude globs: {_plural(ign['exclude'], 'file or folder', 'files or folders')}")
         if self.changed_since:
@@ -428,13 +454,17 @@ class _Scan:
                 dropped += d["dropped"]
                 docs += 1 if (d["lowered"] or d["dropped"]) else 0
         if lowered:
-            out.append(f"Documentation (Markdown that is not an agent file): {_plural(lowered, 'risky-directive finding')} "
-                       f"in visible text lowered to info in {_plural(docs, 'file')} (setting documentation = \"info\"; "
-                       f"see docs/discovery.md)")
+            out.append(
+                f"Documentation (Markdown that is not an agent file): {_plural(lowered, 'risky-directive finding')} "
+                f'in visible text lowered to info in {_plural(docs, "file")} (setting documentation = "info"; '
+                f"see docs/discovery.md)"
+            )
         if dropped:
-            out.append(f"Documentation (Markdown that is not an agent file): {_plural(dropped, 'finding')} of risky-directive "
-                       f"phrases in visible text and token budgets not reported (setting documentation = \"hidden\"; "
-                       f"--documentation full shows them)")
+            out.append(
+                f"Documentation (Markdown that is not an agent file): {_plural(dropped, 'finding')} of risky-directive "
+                f'phrases in visible text and token budgets not reported (setting documentation = "hidden"; '
+                f"--documentation full shows them)"
+            )
         return out
 
 
@@ -455,7 +485,9 @@ def _split_globs(values: Iterable[str] | None) -> list[str]:
 
 
 def _read_stdin() -> str:
-    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8", "surrogateescape")
+    data = (
+        sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8", "surrogateescape")
+    )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -471,16 +503,23 @@ def _git_changed(ref: str, cwd: Path) -> set[Path] | str:
 
     git = ["git", "-c", "core.fsmonitor=false", "-c", "core.quotepath=false"]
     try:
-        top = subprocess.run(git + ["rev-parse", "--show-toplevel"], cwd=cwd, capture_output=True, text=True, check=False)
+        top = subprocess.run(
+            git + ["rev-parse", "--show-toplevel"], cwd=cwd, capture_output=True, text=True, check=False
+        )
         if top.returncode != 0:
             return f"--diff-base: not in a git repository ({top.stderr.strip() or 'git rev-parse failed'})"
         root = Path(top.stdout.strip())
-        diff = subprocess.run(git + ["diff", "--name-only", "-z", "--no-ext-diff", "--no-textconv", "--diff-filter=d",
-                                     ref, "--"], cwd=root, capture_output=True, check=False)
+        diff = subprocess.run(
+            git + ["diff", "--name-only", "-z", "--no-ext-diff", "--no-textconv", "--diff-filter=d", ref, "--"],
+            cwd=root,
+            capture_output=True,
+            check=False,
+        )
         if diff.returncode != 0:
             return f"--diff-base {ref}: {diff.stderr.decode('utf-8', 'replace').strip() or 'git diff failed'}"
-        new = subprocess.run(git + ["ls-files", "--others", "--exclude-standard", "-z"], cwd=root,
-                             capture_output=True, check=False)
+        new = subprocess.run(
+            git + ["ls-files", "--others", "--exclude-standard", "-z"], cwd=root, capture_output=True, check=False
+        )
     except OSError as exc:
         return f"--diff-base: cannot run git: {exc.strerror or exc}"
     names = [n for n in (diff.stdout + b"\0" + new.stdout).split(b"\0") if n]
@@ -504,7 +543,9 @@ def _progress(total: int):
     return (lambda shown: bar.update(1)), bar.close
 
 
-_DISPLAY_KEYS = frozenset({"prices", "pricesFile", "models", "inlayHints", "debounceMs", "claudeRatio", "workspaceScan"})
+_DISPLAY_KEYS = frozenset(
+    {"prices", "pricesFile", "models", "inlayHints", "debounceMs", "claudeRatio", "workspaceScan"}
+)
 """Configuration keys that change only how prices and hints are shown, not the findings."""
 
 
@@ -536,10 +577,14 @@ def _scan(args: argparse.Namespace, settings: Settings) -> _Scan | int:
             return EXIT_ERROR
 
     def filters(folder: Path) -> Filters:
-        return Filters.for_root(folder, exclude=_split_globs(args.exclude) if args.exclude else None,
-                                extend_exclude=_split_globs(args.extend_exclude), cwd=cwd,
-                                gitignore=not args.no_gitignore,
-                                use_config=not getattr(args, "isolated", False))  # --isolated: no project excludes
+        return Filters.for_root(
+            folder,
+            exclude=_split_globs(args.exclude) if args.exclude else None,
+            extend_exclude=_split_globs(args.extend_exclude),
+            cwd=cwd,
+            gitignore=not args.no_gitignore,
+            use_config=not getattr(args, "isolated", False),
+        )  # --isolated: no project excludes
 
     collected = collect(paths, kind_map=settings.kind_map, filters=filters)
     changed_since = args.diff_base or args.changed_since
@@ -551,8 +596,15 @@ def _scan(args: argparse.Namespace, settings: Settings) -> _Scan | int:
         collected.files = [(shown, p) for shown, p in collected.files if p.absolute() in changed]
     tick, close = _progress(len(collected.files))
     try:
-        results, errors = analyze_paths(paths, settings, layer, collected=collected, progress=tick,
-                                        isolated=getattr(args, "isolated", False), config_file=getattr(args, "config", None))
+        results, errors = analyze_paths(
+            paths,
+            settings,
+            layer,
+            collected=collected,
+            progress=tick,
+            isolated=getattr(args, "isolated", False),
+            config_file=getattr(args, "config", None),
+        )
     finally:
         if close:
             close()
@@ -635,8 +687,16 @@ def _apply_fixes(args: argparse.Namespace, scan: _Scan) -> str | int:
         scan.results[i] = FileResult(r.path, new)
     for e in write_errors:
         _error(e)
-    left = 0 if unsafe else sum(1 for r in scan.results for f in r.analysis.findings
-                                if f.fixes and not any(fixes.is_safe(fix, f) for fix in f.fixes))
+    left = (
+        0
+        if unsafe
+        else sum(
+            1
+            for r in scan.results
+            for f in r.analysis.findings
+            if f.fixes and not any(fixes.is_safe(fix, f) for fix in f.fixes)
+        )
+    )
     verb = "would fix" if args.diff else "fixed"
     more = f"; {_plural(left, 'more fix', 'more fixes')} with --unsafe-fixes" if left else ""
     print(f"unveil: {verb} {_plural(n_fixed, 'finding')} in {_plural(n_files, 'file')}{more}", file=sys.stderr)
@@ -707,8 +767,9 @@ def _price_table(rows, indent: str = "  ") -> list[str]:
     body = []
     for r in rows:
         session, invoke, per_1000, approx = _shown(r)
+
         def usd(x: float) -> str:
-            return ("≈" if approx and x else "") + format_usd(x)  # "$0" is exact whatever the tokenizer
+            return ("≈" if approx and x else "") + format_usd(x)  # noqa: B023 - used in this iteration only
 
         body.append((printable(_model_name(r.model)), usd(session), usd(invoke), usd(per_1000)))
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(4)]
@@ -780,8 +841,9 @@ def cmd_cost(args: argparse.Namespace) -> int:
         for e in bad_prices:
             _error(e.removesuffix("; using the bundled prices"))
         return EXIT_ERROR
-    results, errors = analyze_paths(args.paths, settings, getattr(args, "cli_layer", {}),
-                                    isolated=args.isolated, config_file=args.config)
+    results, errors = analyze_paths(
+        args.paths, settings, getattr(args, "cli_layer", {}), isolated=args.isolated, config_file=args.config
+    )
     errors += _file_price_errors(results, settings)
     for e in errors:
         _error(e)
@@ -797,9 +859,12 @@ def cmd_cost(args: argparse.Namespace) -> int:
     from unveil.core import workspace as ws
 
     summary = ws.summarize(
-        [ws.file_entry(r.analysis, r.path, Path(r.analysis.path).absolute().as_uri() if r.analysis.path else "")
-         for r in results],
-        Path.cwd().absolute().as_uri(), settings,
+        [
+            ws.file_entry(r.analysis, r.path, Path(r.analysis.path).absolute().as_uri() if r.analysis.path else "")
+            for r in results
+        ],
+        Path.cwd().absolute().as_uri(),
+        settings,
     )
     folder_given = any(Path(p).is_dir() for p in args.paths)
     if args.format == "json":
@@ -840,9 +905,14 @@ def cmd_cost(args: argparse.Namespace) -> int:
         # a folder or several files: one table, a row per file, subtotals per kind and totals;
         # file names are escaped as `check` does (a name may hold ANSI escapes or bidi controls)
         shown = ws.summarize(
-            [ws.file_entry(r.analysis, printable(r.path),
-                           Path(r.analysis.path).absolute().as_uri() if r.analysis.path else "") for r in results],
-            Path.cwd().absolute().as_uri(), settings,
+            [
+                ws.file_entry(
+                    r.analysis, printable(r.path), Path(r.analysis.path).absolute().as_uri() if r.analysis.path else ""
+                )
+                for r in results
+            ],
+            Path.cwd().absolute().as_uri(),
+            settings,
         )
         lines = ws.format_table(shown)
         total_rows = _sum_rows([rows for r, _, rows in files if rows and r.analysis.kind != ws.UNKNOWN_KIND])
@@ -896,6 +966,7 @@ def _known_rules():
     if not settings.rules_paths:
         return base
     from unveil.core.checks.directives import CHECK_NAME, load_pattern_rules  # compiles: only for user rules
+
     paths = tuple(settings.rules_paths)
     user = load_rule_files([Path(p) for p in paths], into=RuleSet(rules=dict(base.rules)))
     compiled = {r.id for r in load_pattern_rules(paths).rules}
@@ -911,8 +982,14 @@ def cmd_rules(args: argparse.Namespace) -> int:
     rules = list(_known_rules())
     if args.format == "json":
         data = [
-            {"id": r.id, "name": r.name, "category": r.category, "severity": r.severity.label,
-             "summary": r.summary, "url": r.doc_url}
+            {
+                "id": r.id,
+                "name": r.name,
+                "category": r.category,
+                "severity": r.severity.label,
+                "summary": r.summary,
+                "url": r.doc_url,
+            }
             for r in rules
         ]
         _emit(json.dumps(data, ensure_ascii=False, indent=2) + "\n", None)
@@ -949,7 +1026,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if rule.references:
         lines += ["", "References:"] + [f"  - {ref}" for ref in rule.references]
     for title, examples in (("Fires on", rule.bad), ("Stays quiet on", rule.good)):
-        for i, ex in enumerate(examples):
+        for ex in examples:
             where = f" (line {ex.line})" if ex.line else ""
             lines += ["", f"{title}{where}:"] + _show_example(ex.text)
     lines += ["", f"Docs: {rule.doc_url}"]
@@ -972,69 +1049,128 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--stdio", action="store_true", help="use stdio (the default and only transport)")
 
     def rule_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--select", action="append", metavar="RULES",
-                       help="only these rule ids, id prefixes (HID) or categories (comma-separated, repeatable)")
-        p.add_argument("--ignore", action="append", metavar="RULES",
-                       help="skip these rule ids, id prefixes or categories (comma-separated, repeatable)")
-        p.add_argument("--severity", action="append", metavar="RULE=LEVEL",
-                       help="override a rule's or category's severity, e.g. HID020=error")
-        p.add_argument("--no-inline-suppressions", action="store_true",
-                       help="ignore <!-- unveil-ignore… --> comments (audit files you do not trust)")
+        p.add_argument(
+            "--select",
+            action="append",
+            metavar="RULES",
+            help="only these rule ids, id prefixes (HID) or categories (comma-separated, repeatable)",
+        )
+        p.add_argument(
+            "--ignore",
+            action="append",
+            metavar="RULES",
+            help="skip these rule ids, id prefixes or categories (comma-separated, repeatable)",
+        )
+        p.add_argument(
+            "--severity",
+            action="append",
+            metavar="RULE=LEVEL",
+            help="override a rule's or category's severity, e.g. HID020=error",
+        )
+        p.add_argument(
+            "--no-inline-suppressions",
+            action="store_true",
+            help="ignore <!-- unveil-ignore… --> comments (audit files you do not trust)",
+        )
 
     def config_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--isolated", action="store_true",
-                       help="ignore all project configuration (.unveil.toml, [tool.unveil]): scan a repository "
-                            "you do not trust with the defaults")
-        p.add_argument("--config", metavar="FILE",
-                       help="use this configuration file instead of searching for .unveil.toml / pyproject.toml")
+        p.add_argument(
+            "--isolated",
+            action="store_true",
+            help="ignore all project configuration (.unveil.toml, [tool.unveil]): scan a repository "
+            "you do not trust with the defaults",
+        )
+        p.add_argument(
+            "--config",
+            metavar="FILE",
+            help="use this configuration file instead of searching for .unveil.toml / pyproject.toml",
+        )
 
     def kind_option(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--kind", action="append", metavar="GLOB=KIND",
-                       help="treat files matching GLOB as kind KIND, e.g. 'docs/agents/*.md=claude-agent' "
-                            "(repeatable; checked before the built-in patterns)")
+        p.add_argument(
+            "--kind",
+            action="append",
+            metavar="GLOB=KIND",
+            help="treat files matching GLOB as kind KIND, e.g. 'docs/agents/*.md=claude-agent' "
+            "(repeatable; checked before the built-in patterns)",
+        )
 
     check = sub.add_parser("check", help="scan files and folders for hidden content")
-    check.add_argument("paths", nargs="+", metavar="PATH",
-                       help="files, or folders to scan for agent files; '-' reads stdin")
-    check.add_argument("--format", choices=("text", "json", "sarif", "github", "gitlab", "markdown"), default="text",
-                       help="text (default), json, sarif (2.1.0), github (workflow-command annotations), "
-                            "gitlab (Code Quality JSON), markdown (a job summary: grade and tokens per file)")
-    check.add_argument("--fail-on", choices=FAIL_ON, default="error",
-                       help="exit 1 when a finding is at or above this severity (default: error)")
+    check.add_argument(
+        "paths", nargs="+", metavar="PATH", help="files, or folders to scan for agent files; '-' reads stdin"
+    )
+    check.add_argument(
+        "--format",
+        choices=("text", "json", "sarif", "github", "gitlab", "markdown"),
+        default="text",
+        help="text (default), json, sarif (2.1.0), github (workflow-command annotations), "
+        "gitlab (Code Quality JSON), markdown (a job summary: grade and tokens per file)",
+    )
+    check.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="error",
+        help="exit 1 when a finding is at or above this severity (default: error)",
+    )
     rule_options(check)
     kind_option(check)
     config_options(check)
     check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
-    check.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                       help="colour the text format (auto: only on a terminal, unless NO_COLOR is set)")
+    check.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the text format (auto: only on a terminal, unless NO_COLOR is set)",
+    )
     # ci branch: fixes, discovery, stdin and output options (see docs/discovery.md)
-    check.add_argument("--fix", action="store_true",
-                       help="apply the safe fixes (remove invisible characters, frontmatter fixes) in place")
-    check.add_argument("--diff", action="store_true",
-                       help="print the fixes as a unified diff instead of writing them (exit 1 if any)")
-    check.add_argument("--unsafe-fixes", action="store_true",
-                       help="with --fix/--diff, also apply fixes that change visible text or drop hidden content")
+    check.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply the safe fixes (remove invisible characters, frontmatter fixes) in place",
+    )
+    check.add_argument(
+        "--diff", action="store_true", help="print the fixes as a unified diff instead of writing them (exit 1 if any)"
+    )
+    check.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="with --fix/--diff, also apply fixes that change visible text or drop hidden content",
+    )
     check.add_argument("--diff-base", metavar="REF", help="scan only files changed since the git ref REF")
     check.add_argument("--changed-since", metavar="REF", help="the same as --diff-base")
-    check.add_argument("--stdin-filename", metavar="NAME",
-                       help="the path stdin ('-') stands for: selects its kind and configuration")
+    check.add_argument(
+        "--stdin-filename", metavar="NAME", help="the path stdin ('-') stands for: selects its kind and configuration"
+    )
     check.add_argument("--quiet", "-q", action="store_true", help="print the findings only (text format)")
     check.add_argument("--statistics", action="store_true", help="print the number of findings per rule")
-    check.add_argument("--exclude", action="append", metavar="GLOBS",
-                       help="globs to leave out of folder scans, replacing the default skip list and "
-                            "the configuration's exclude (comma-separated, repeatable)")
-    check.add_argument("--extend-exclude", action="append", metavar="GLOBS",
-                       help="globs to leave out of folder scans in addition (comma-separated, repeatable)")
-    check.add_argument("--no-gitignore", action="store_true",
-                       help="do not honour .gitignore and .git/info/exclude in folder scans")
-    check.add_argument("--documentation", choices=("info", "hidden", "full"),
-                       help="what to report in Markdown that is not an agent file (default: info; see docs/discovery.md)")
+    check.add_argument(
+        "--exclude",
+        action="append",
+        metavar="GLOBS",
+        help="globs to leave out of folder scans, replacing the default skip list and "
+        "the configuration's exclude (comma-separated, repeatable)",
+    )
+    check.add_argument(
+        "--extend-exclude",
+        action="append",
+        metavar="GLOBS",
+        help="globs to leave out of folder scans in addition (comma-separated, repeatable)",
+    )
+    check.add_argument(
+        "--no-gitignore", action="store_true", help="do not honour .gitignore and .git/info/exclude in folder scans"
+    )
+    check.add_argument(
+        "--documentation",
+        choices=("info", "hidden", "full"),
+        help="what to report in Markdown that is not an agent file (default: info; see docs/discovery.md)",
+    )
 
     cost = sub.add_parser("cost", help="tokens every session / once invoked and price per model")
     cost.add_argument("paths", nargs="+", metavar="PATH")
     cost.add_argument("--format", choices=("text", "json"), default="text")
-    cost.add_argument("--models", action="append", metavar="A,B",
-                      help="models to price, by id or display name (comma-separated)")
+    cost.add_argument(
+        "--models", action="append", metavar="A,B", help="models to price, by id or display name (comma-separated)"
+    )
     cost.add_argument("--prices-file", metavar="FILE", help="TOML price table overriding the bundled one")
     kind_option(cost)
     config_options(cost)
@@ -1082,8 +1218,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BaseException as exc:  # noqa: BLE001 - an internal failure is not "findings found"
         log.debug("internal error", exc_info=True)
         detail = " ".join(str(exc).split())[:300]
-        _error(f"internal error: {type(exc).__name__}: {detail} (this is a bug in unveil; "
-               "rerun with UNVEIL_DEBUG=1 for the traceback)")
+        _error(
+            f"internal error: {type(exc).__name__}: {detail} (this is a bug in unveil; "
+            "rerun with UNVEIL_DEBUG=1 for the traceback)"
+        )
         if os.environ.get("UNVEIL_DEBUG"):
             import traceback
 

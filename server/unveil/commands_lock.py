@@ -90,8 +90,12 @@ def _reviewer(args, root: Path, in_git: bool) -> str:
 
 
 def _review(args, root: Path, in_git: bool, reason: str) -> dict:
-    return {"reviewer": _reviewer(args, root, in_git), "date": lk.now_utc(),
-            "commit": git.head(root) if in_git else None, "reason": reason}
+    return {
+        "reviewer": _reviewer(args, root, in_git),
+        "date": lk.now_utc(),
+        "commit": git.head(root) if in_git else None,
+        "reason": reason,
+    }
 
 
 def _lock_path(root: Path) -> Path:
@@ -127,8 +131,10 @@ def cmd_lock_init(args) -> int:
     root, in_git = repo_root()
     path = _lock_path(root)
     if path.exists() and not args.force:
-        raise _Fail(f"{lk.LOCK_NAME} already exists at {path}; use `unveil lock approve PATH --reason …` "
-                    "(or `lock init --force` to start over)")
+        raise _Fail(
+            f"{lk.LOCK_NAME} already exists at {path}; use `unveil lock approve PATH --reason …` "
+            "(or `lock init --force` to start over)"
+        )
     if args.accept and not args.reason:
         raise _Fail("--accept needs --reason (why each accepted finding is acceptable)")
     rels = [lk.relative(root, Path(p).absolute()) for p in (args.paths or ["."])]
@@ -150,8 +156,10 @@ def cmd_lock_init(args) -> int:
         for rel, fp, f in refused_all:
             line = item_line(scanned.files[rel].analysis, f)
             print(f"{_p(rel)}:{line}: {f.rule} {_p(f.message)} [{fp}]", file=sys.stderr)
-        _err(f"refused: {len(refused_all)} error-level security finding(s); review them and accept each with "
-             "--accept FINGERPRINT|RULE --reason \"…\" (nothing written)")
+        _err(
+            f"refused: {len(refused_all)} error-level security finding(s); review them and accept each with "
+            '--accept FINGERPRINT|RULE --reason "…" (nothing written)'
+        )
         return EXIT_FINDINGS
     lk.write_atomic(path, new.dumps())
     print(f"wrote {lk.LOCK_NAME}: {len(new.files)} file(s), {len(new.folders)} skill folder(s)")
@@ -237,8 +245,10 @@ def verify_text(report: lk.VerifyReport) -> str:
             lines.append(f"  grade: {d.grade[0]} → {d.grade[1]}")
         t0, t1 = d.tokens
         if t0 and t1:
-            lines.append(f"  tokens: session {t0.get('session')} → {t1.get('session')}, "
-                         f"invoke {t0.get('invoke')} → {t1.get('invoke')}")
+            lines.append(
+                f"  tokens: session {t0.get('session')} → {t1.get('session')}, "
+                f"invoke {t0.get('invoke')} → {t1.get('invoke')}"
+            )
         for key, values in d.capabilities_added.items():
             for v in values:
                 lines.append(f"  + {key}: {_p(v)}")
@@ -266,8 +276,13 @@ def verify_github(report: lk.VerifyReport) -> str:
             msg = f"New since review: {f.rule} {f.message}"
             if f.hidden_text is not None:
                 msg += f"\nHidden text (decoded): {f.hidden_text}"
-            lines.append(command(level if f.severity == "error" else "warning", msg,
-                                 {"file": path, "line": f.line, "col": f.column, "title": f"unveil {f.rule}"}))
+            lines.append(
+                command(
+                    level if f.severity == "error" else "warning",
+                    msg,
+                    {"file": path, "line": f.line, "col": f.column, "title": f"unveil {f.rule}"},
+                )
+            )
     return "\n".join(_p_lines(lines)) + ("\n" if lines else "")
 
 
@@ -288,23 +303,45 @@ def verify_sarif(report: lk.VerifyReport) -> str:
     results = []
     for d in report.deltas:
         rid = f"lock-{d.status}"
-        res = {"ruleId": rid, "ruleIndex": index[rid], "level": "error" if d.failing else "note",
-               "message": {"text": _p(d.summary())},
-               "locations": [{"physicalLocation": {"artifactLocation": {"uri": d.path.rstrip("/"),
-                                                                        "uriBaseId": "%SRCROOT%"},
-                                                   "region": {"startLine": 1}}}],
-               "properties": {"delta": json.loads(json.dumps(d.to_dict(), default=str))}}
+        res = {
+            "ruleId": rid,
+            "ruleIndex": index[rid],
+            "level": "error" if d.failing else "note",
+            "message": {"text": _p(d.summary())},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": d.path.rstrip("/"), "uriBaseId": "%SRCROOT%"},
+                        "region": {"startLine": 1},
+                    }
+                }
+            ],
+            "properties": {"delta": json.loads(json.dumps(d.to_dict(), default=str))},
+        }
         if d.status == "changed":
             res["relatedLocations"] = [
-                {"id": i, "message": {"text": _p(f"new since review: {f.rule} {f.message}")},
-                 "physicalLocation": {"artifactLocation": {"uri": d.path, "uriBaseId": "%SRCROOT%"},
-                                      "region": {"startLine": f.line, "startColumn": f.column}}}
-                for i, f in enumerate(d.added)]
+                {
+                    "id": i,
+                    "message": {"text": _p(f"new since review: {f.rule} {f.message}")},
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": d.path, "uriBaseId": "%SRCROOT%"},
+                        "region": {"startLine": f.line, "startColumn": f.column},
+                    },
+                }
+                for i, f in enumerate(d.added)
+            ]
         results.append(res)
-    log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
-           "runs": [{"tool": {"driver": {"name": "unveil", "version": __version__, "rules": rules}},
-                     "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().resolve().as_uri() + "/"}},
-                     "results": results}]}
+    log = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": {"name": "unveil", "version": __version__, "rules": rules}},
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().resolve().as_uri() + "/"}},
+                "results": results,
+            }
+        ],
+    }
     from unveil.reporters.common import no_lone_surrogates
 
     return no_lone_surrogates(json.dumps(log, ensure_ascii=False, indent=2)) + "\n"
@@ -400,9 +437,14 @@ def cmd_lock_history(args) -> int:
         if ap.is_file():
             data = ap.read_bytes()
             a = lk.analyse_bytes(data, str(ap))
-            rec = {"date": lk.now_utc(), "path": rel, "hash": lk.content_hash(data), "grade": a.grade,
-                   "tokens": {"session": a.tokens.session, "invoke": a.tokens.invoke} if a.tokens else None,
-                   "findings": len(a.findings)}
+            rec = {
+                "date": lk.now_utc(),
+                "path": rel,
+                "hash": lk.content_hash(data),
+                "grade": a.grade,
+                "tokens": {"session": a.tokens.session, "invoke": a.tokens.invoke} if a.tokens else None,
+                "findings": len(a.findings),
+            }
             lk.ledger_append(ledger_path, rec)
         count, broken = lk.ledger_check(ledger_path)
         ledger = {"path": ".unveil/history.jsonl", "lines": count, "broken_at": broken}
@@ -410,8 +452,10 @@ def cmd_lock_history(args) -> int:
         _out(json.dumps({"path": rel, "history": rows, "ledger": ledger}, indent=2, ensure_ascii=False) + "\n")
     else:
         lines = [f"history of {_p(rel)} in {lk.LOCK_NAME}:"]
-        lines.append("  lock date                  reviewer                 reviewed at  hash          grade  "
-                     "tok/session  tok/invoke  findings")
+        lines.append(
+            "  lock date                  reviewer                 reviewed at  hash          grade  "
+            "tok/session  tok/invoke  findings"
+        )
         for r in rows:
             e = r["entry"]
             if e is None:
@@ -419,10 +463,12 @@ def cmd_lock_history(args) -> int:
                 continue
             rv = e.get("review") or {}
             tok = e.get("tokens") or {}
-            lines.append(f"  {r['lock_date'][:25]:<26} {_p(str(rv.get('reviewer', '')))[:24]:<24} "
-                         f"{str(rv.get('commit') or '-')[:7]:<12} {e.get('hash', '')[7:19]:<13} "
-                         f"{e.get('grade', '?'):<6} {tok.get('session')!s:>11}  {tok.get('invoke')!s:>10}  "
-                         f"{len(e.get('findings') or {}):>8}")
+            lines.append(
+                f"  {r['lock_date'][:25]:<26} {_p(str(rv.get('reviewer', '')))[:24]:<24} "
+                f"{str(rv.get('commit') or '-')[:7]:<12} {e.get('hash', '')[7:19]:<13} "
+                f"{e.get('grade', '?'):<6} {tok.get('session')!s:>11}  {tok.get('invoke')!s:>10}  "
+                f"{len(e.get('findings') or {}):>8}"
+            )
             if rv.get("reason"):
                 lines.append(f"    reason: {_p(rv['reason'])}")
         if ledger is not None:
@@ -494,7 +540,10 @@ def badge_data(paths) -> object:
         grade=badge.worst_grade(r.analysis.grade for r in results),
         session=sum(r.analysis.tokens.session for r in results if r.analysis.tokens),
         invoke=sum(r.analysis.tokens.invoke for r in results if r.analysis.tokens),
-        files=len(results), findings=counts, lock=state)
+        files=len(results),
+        findings=counts,
+        lock=state,
+    )
 
 
 def cmd_badge(args) -> int:
@@ -542,8 +591,12 @@ def add_parsers(sub, *, emit, analyze_paths) -> None:
     lsub = lock.add_subparsers(dest="lock_command", metavar="ACTION")
     init = lsub.add_parser("init", help="record every agent file in unveil.lock")
     init.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the repository root)")
-    init.add_argument("--accept", action="append", metavar="FP|RULE",
-                      help="accept an error-level finding (fingerprint, rule id, or PATH:RULE); needs --reason")
+    init.add_argument(
+        "--accept",
+        action="append",
+        metavar="FP|RULE",
+        help="accept an error-level finding (fingerprint, rule id, or PATH:RULE); needs --reason",
+    )
     init.add_argument("--reason", help="why (recorded in each entry's review)")
     init.add_argument("--reviewer", help="who reviewed (default: git config user.name <user.email>)")
     init.add_argument("--force", action="store_true", help="replace an existing unveil.lock")
@@ -560,8 +613,11 @@ def add_parsers(sub, *, emit, analyze_paths) -> None:
     appr.add_argument("--reviewer", help="who reviewed (default: git config user.name <user.email>)")
     hist = lsub.add_parser("history", help="PATH's entries over the git history of unveil.lock")
     hist.add_argument("path", metavar="PATH")
-    hist.add_argument("--ledger", action="store_true",
-                      help="append this scan to .unveil/history.jsonl (hash-chained) and check the chain")
+    hist.add_argument(
+        "--ledger",
+        action="store_true",
+        help="append this scan to .unveil/history.jsonl (hash-chained) and check the chain",
+    )
     hist.add_argument("--format", choices=("text", "json"), default="text")
 
     base = sub.add_parser("baseline", help="record current findings so `check --baseline` fails only on new ones")
@@ -590,12 +646,18 @@ def _dispatch(fn):
         except git.GitError as exc:
             _err(str(exc))
             return EXIT_ERROR
+
     return run
 
 
 def _lock(args) -> int:
-    handler = {"init": cmd_lock_init, "verify": cmd_lock_verify, "diff": cmd_lock_diff,
-               "approve": cmd_lock_approve, "history": cmd_lock_history}.get(args.lock_command)
+    handler = {
+        "init": cmd_lock_init,
+        "verify": cmd_lock_verify,
+        "diff": cmd_lock_diff,
+        "approve": cmd_lock_approve,
+        "history": cmd_lock_history,
+    }.get(args.lock_command)
     if handler is None:
         raise _Fail("usage: unveil lock {init,verify,diff,approve,history} …")
     return handler(args)

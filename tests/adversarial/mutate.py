@@ -48,10 +48,11 @@ import json
 import os
 import re
 import sys
-import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomllib
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -73,11 +74,23 @@ SYNTHETIC_CATEGORY = {
     "overbroad-tools": "excessive-agency",
     "cloud-metadata": "ssrf",
 }
-RISKY = frozenset({
-    "prompt-injection", "anti-refusal", "concealment", "data-exfiltration", "privilege-escalation",
-    "supply-chain", "agent-snooping", "system-prompt-leakage", "ssrf", "excessive-agency", "secrets",
-    "persistence", "obfuscation",
-})
+RISKY = frozenset(
+    {
+        "prompt-injection",
+        "anti-refusal",
+        "concealment",
+        "data-exfiltration",
+        "privilege-escalation",
+        "supply-chain",
+        "agent-snooping",
+        "system-prompt-leakage",
+        "ssrf",
+        "excessive-agency",
+        "secrets",
+        "persistence",
+        "obfuscation",
+    }
+)
 FAMILY_OF = {"concealment": ["conceal"], "system-prompt-leakage": ["reveal"], "anti-refusal": ["refuse"]}
 PERSONA = re.compile(r"\b(?:you\s+are\s+now|mode|persona|DAN|jailbreak|pretend|act\s+as|role)\b", re.I)
 
@@ -132,8 +145,9 @@ def payloads(corpus: Path = CORPUS) -> list[Payload]:
             if cat is None:
                 continue
             n = int(row["expected_line"])
-            out.append(Payload(clean(_line(corpus / "synthetic" / row["file"], n)), cat,
-                               f"synthetic/{row['file']}:{n}"))
+            out.append(
+                Payload(clean(_line(corpus / "synthetic" / row["file"], n)), cat, f"synthetic/{row['file']}:{n}")
+            )
     if MALICIOUS_LABELS.is_file() and (corpus / "malicious").is_dir():
         for row in _read_tsv(MALICIOUS_LABELS):
             if row["category"] not in RISKY:
@@ -226,8 +240,19 @@ def _uescape(s: str) -> str:
     return "".join(f"\\u{ord(c):04x}" if c in "aeiouAEIOU" else c for c in s)
 
 
-_CONFUSABLE = str.maketrans({"a": "\u0430", "e": "\u0435", "o": "\u043e", "p": "\u0440", "c": "\u0441",
-                             "x": "\u0445", "i": "\u0456", "s": "\u0455", "y": "\u0443"})
+_CONFUSABLE = str.maketrans(
+    {
+        "a": "\u0430",
+        "e": "\u0435",
+        "o": "\u043e",
+        "p": "\u0440",
+        "c": "\u0441",
+        "x": "\u0445",
+        "i": "\u0456",
+        "s": "\u0455",
+        "y": "\u0443",
+    }
+)
 
 
 def _rot13(s: str) -> str:
@@ -375,8 +400,22 @@ STRUCTURAL = [c for c in CLASSES if c not in ("plain", "translate")]
 #: structural classes that hide or encode the line: there a hidden-content or obfuscation error is
 #: the point (a benign sentence moved into alt text is an instruction the reader does not see), so
 #: the benign check only forbids errors of the other (risky-directive) categories
-HIDING = frozenset({"yaml-comment", "alt-text", "link-title", "duplicate-refdef", "entities", "percent", "escapes",
-                    "confusables", "base64", "base32", "hex", "rot13"})
+HIDING = frozenset(
+    {
+        "yaml-comment",
+        "alt-text",
+        "link-title",
+        "duplicate-refdef",
+        "entities",
+        "percent",
+        "escapes",
+        "confusables",
+        "base64",
+        "base32",
+        "hex",
+        "rot13",
+    }
+)
 CARRIER_CATEGORIES = frozenset({"hidden-content", "obfuscation"})
 
 
@@ -400,8 +439,10 @@ def _findings(doc: str, path: str = CARRIER_PATH) -> list[tuple[str, str, str, i
 
 def _found(case: Case) -> bool:
     case.got = _findings(case.doc)
-    return any(cat == case.payload.category and sev in ("error", "warning") and line in case.lines
-               for _, cat, sev, line in case.got)
+    return any(
+        cat == case.payload.category and sev in ("error", "warning") and line in case.lines
+        for _, cat, sev, line in case.got
+    )
 
 
 def run(corpus: Path = CORPUS, classes: list[str] | None = None) -> dict:
@@ -418,7 +459,7 @@ def run(corpus: Path = CORPUS, classes: list[str] | None = None) -> dict:
         report["payloads"] += 1
         for cls in todo:
             built = CLASSES[cls](p)
-            for doc, lines in (built if isinstance(built, list) else [built]):
+            for doc, lines in built if isinstance(built, list) else [built]:
                 c = Case(cls, p, doc, lines)
                 c.found = _found(c) if cls != "plain" else True
                 st = report["classes"][cls]
@@ -455,8 +496,13 @@ def _first_prose_line(lines: list[str]) -> int | None:
         if m:
             fence = m.group(1)
             continue
-        if (len(s) >= 30 and re.match(r"[A-Za-z]", s) and not s.startswith(("<", "|", "#"))
-                and "`" not in s and "[" not in s):
+        if (
+            len(s) >= 30
+            and re.match(r"[A-Za-z]", s)
+            and not s.startswith(("<", "|", "#"))
+            and "`" not in s
+            and "[" not in s
+        ):
             return i
     return None
 
@@ -494,14 +540,14 @@ def benign_mutations(corpus: Path = CORPUS, n: int = 50) -> dict:
         p = Payload(lines[i].strip(), "none", str(path))
         for cls in STRUCTURAL:
             built = CLASSES[cls](p)
-            for doc, plines in (built if isinstance(built, list) else [built]):
+            for doc, _plines in built if isinstance(built, list) else [built]:
                 # splice the mutated block back in place of the line (frontmatter classes: prepend
                 # their frontmatter when the file has none, else keep the carrier document)
                 if cls in ("frontmatter", "yaml-comment"):
                     mutated = doc
                 else:
-                    block = doc[len(HEAD): len(doc) - len(TAIL)]
-                    mutated = "\n".join(lines[:i] + [block] + lines[i + 1:])
+                    block = doc[len(HEAD) : len(doc) - len(TAIL)]
+                    mutated = "\n".join(lines[:i] + [block] + lines[i + 1 :])
                 cases += 1
                 if cls in ("frontmatter", "yaml-comment"):
                     got = Counter((r, c) for r, c, sev, _ in _findings(mutated) if sev == "error")
@@ -521,8 +567,10 @@ def table(report: dict, floors: dict[str, float] | None = None) -> str:
     out = ["| mutation class | found / cases | recall | floor |", "| --- | --- | --- | --- |"]
     for cls, st in report["classes"].items():
         fl = floors.get(cls)
-        out.append(f"| {cls} | {st['found']}/{st['total']} | {100 * recall(st):.1f}% | "
-                   f"{'' if fl is None else f'{100 * fl:.0f}%'} |")
+        out.append(
+            f"| {cls} | {st['found']}/{st['total']} | {100 * recall(st):.1f}% | "
+            f"{'' if fl is None else f'{100 * fl:.0f}%'} |"
+        )
     return "\n".join(out)
 
 
@@ -541,21 +589,34 @@ def main(argv: list[str] | None = None) -> int:
     print(table(report, load_floors() if FLOORS.is_file() else None))
     if args.misses:
         for c in report["classes"][args.misses]["misses"]:
-            print(f"\n- {c.payload.source} [{c.payload.category}] lines {c.lines}\n  {c.doc[len(HEAD):-len(TAIL)]!r}\n  got {c.got}")
+            print(
+                f"\n- {c.payload.source} [{c.payload.category}] lines {c.lines}\n  {c.doc[len(HEAD) : -len(TAIL)]!r}\n  got {c.got}"
+            )
     ben = None
     if args.benign:
         ben = benign_mutations(args.corpus, args.benign)
-        print(f"\nbenign: {ben['files']} files, {ben['cases']} mutated cases, {len(ben['new_errors'])} new errors, "
-              f"{len(ben['carrier_errors'])} hidden-content/obfuscation errors of hiding classes")
+        print(
+            f"\nbenign: {ben['files']} files, {ben['cases']} mutated cases, {len(ben['new_errors'])} new errors, "
+            f"{len(ben['carrier_errors'])} hidden-content/obfuscation errors of hiding classes"
+        )
         for e in ben["new_errors"]:
             print("  ", *e)
         print("  carrier errors by class and rule:", dict(Counter((e[1], e[2]) for e in ben["carrier_errors"])))
     if args.json:
-        args.json.write_text(json.dumps({
-            "payloads": report["payloads"], "excluded": [p.source for p in report["excluded"]],
-            "classes": {c: {"found": s["found"], "total": s["total"]} for c, s in report["classes"].items()},
-            "benign": ben,
-        }, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "payloads": report["payloads"],
+                    "excluded": [p.source for p in report["excluded"]],
+                    "classes": {c: {"found": s["found"], "total": s["total"]} for c, s in report["classes"].items()},
+                    "benign": ben,
+                },
+                indent=1,
+                ensure_ascii=False,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
     return 0
 
 

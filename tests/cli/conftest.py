@@ -31,8 +31,9 @@ def fake_check(ctx):
     for m in _MARKER.finditer(ctx.doc.text):
         rule, severity = MARKERS[m.group(1)]
         rest = m.group(2).strip()
-        yield Finding(rule, severity, m.start(), m.start() + 5, f"marker <<{m.group(1)}>> says: {rest}",
-                      hidden_text=rest)
+        yield Finding(
+            rule, severity, m.start(), m.start() + 5, f"marker <<{m.group(1)}>> says: {rest}", hidden_text=rest
+        )
 
 
 @pytest.fixture

@@ -7,17 +7,20 @@ import subprocess
 from pathlib import Path
 
 GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Ada Reviewer", "GIT_AUTHOR_EMAIL": "ada@example.com",
-    "GIT_COMMITTER_NAME": "Ada Reviewer", "GIT_COMMITTER_EMAIL": "ada@example.com",
-    "GIT_AUTHOR_DATE": "2026-11-30T10:00:00+00:00", "GIT_COMMITTER_DATE": "2026-11-30T10:00:00+00:00",
-    "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "Ada Reviewer",
+    "GIT_AUTHOR_EMAIL": "ada@example.com",
+    "GIT_COMMITTER_NAME": "Ada Reviewer",
+    "GIT_COMMITTER_EMAIL": "ada@example.com",
+    "GIT_AUTHOR_DATE": "2026-11-30T10:00:00+00:00",
+    "GIT_COMMITTER_DATE": "2026-11-30T10:00:00+00:00",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
 }
 
 
 def git(repo: Path, *args: str) -> str:
     env = {**os.environ, **GIT_ENV}
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env,
-                          text=True).stdout
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env, text=True).stdout
 
 
 def make_repo(root: Path, monkeypatch) -> Path:
@@ -46,6 +49,8 @@ def commit(root: Path, message: str) -> str:
     return git(root, "rev-parse", "HEAD").strip()
 
 
-SKILL = ("---\nname: pdf\ndescription: Fill in PDF forms with the bundled script\nallowed-tools: Read\n---\n"
-         "# PDF forms\n\nRun the script:\n\n```bash\npython scripts/fill.py form.pdf\n```\n")
+SKILL = (
+    "---\nname: pdf\ndescription: Fill in PDF forms with the bundled script\nallowed-tools: Read\n---\n"
+    "# PDF forms\n\nRun the script:\n\n```bash\npython scripts/fill.py form.pdf\n```\n"
+)
 CLAUDE = "# Project notes\n\nUse pnpm for installs. Docs: https://docs.example.com/guide\n"

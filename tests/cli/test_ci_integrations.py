@@ -24,8 +24,12 @@ TAGGED = "Summarise the diff.\U000e0041\U000e0042\n"
 
 
 def _git(repo: Path, *args: str) -> None:
-    subprocess.run([GIT, "-c", "user.email=t@example.invalid", "-c", "user.name=t", *args], cwd=repo, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [GIT, "-c", "user.email=t@example.invalid", "-c", "user.name=t", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
 
 
 def _repo(tmp_path: Path) -> Path:
@@ -51,7 +55,11 @@ def _local_config(repo: Path) -> None:
 
 
 def _pre_commit(repo: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc-home"), "PATH": f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}"}
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "pc-home"),
+        "PATH": f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}",
+    }
     return subprocess.run([PRE_COMMIT, *args], cwd=repo, env=env, capture_output=True, text=True, timeout=600)
 
 
@@ -69,7 +77,7 @@ def test_pre_commit_hook_blocks_and_fixes(tmp_path):
     _git(repo, "add", ".")
     res = _pre_commit(repo, tmp_path, "run", "unveil-check", "--files", "AGENTS.md", "CLAUDE.md", "notes.txt")
     assert res.returncode == 1, res.stdout + res.stderr
-    assert "CLAUDE.md:1:20: error HID001 Hidden Unicode tag characters (2) spell: \"AB\"" in res.stdout
+    assert 'CLAUDE.md:1:20: error HID001 Hidden Unicode tag characters (2) spell: "AB"' in res.stdout
     assert "notes.txt" not in res.stdout and "AGENTS.md:" not in res.stdout
     res = _pre_commit(repo, tmp_path, "run", "unveil-fix", "--all-files")
     assert res.returncode == 1  # pre-commit fails a hook that modified files
@@ -82,16 +90,25 @@ def test_pre_commit_hook_blocks_and_fixes(tmp_path):
     assert _pre_commit(repo, tmp_path, "install").returncode == 0
     (repo / "CLAUDE.md").write_text(TAGGED)
     _git(repo, "add", "CLAUDE.md")
-    commit = subprocess.run([GIT, "-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-qm", "x"],
-                            cwd=repo, capture_output=True, text=True,
-                            env={**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc-home"),
-                                 "PATH": f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}"})
+    commit = subprocess.run(
+        [GIT, "-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-qm", "x"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "PRE_COMMIT_HOME": str(tmp_path / "pc-home"),
+            "PATH": f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}",
+        },
+    )
     assert commit.returncode == 1 and "CLAUDE.md:1:20: error HID001" in commit.stdout + commit.stderr
 
 
 @needs_tools
-@pytest.mark.skipif(not os.environ.get("UNVEIL_TEST_TRY_REPO"),
-                    reason="set UNVEIL_TEST_TRY_REPO=1: pre-commit builds unveil's own environment (about 90 s)")
+@pytest.mark.skipif(
+    not os.environ.get("UNVEIL_TEST_TRY_REPO"),
+    reason="set UNVEIL_TEST_TRY_REPO=1: pre-commit builds unveil's own environment (about 90 s)",
+)
 def test_pre_commit_try_repo(tmp_path):
     """The manifest as published: pre-commit installs unveil from this checkout (language: python)."""
     repo = _repo(tmp_path)
@@ -105,8 +122,14 @@ def _action(tmp_path: Path, *args: str, env: dict | None = None) -> tuple[subpro
     rt = tmp_path / "runner"
     rt.mkdir(exist_ok=True)
     full = {**os.environ, "RUNNER_TEMP": str(rt), "UNVEIL_VENV": str(VENV_BIN.parent), **(env or {})}
-    res = subprocess.run(["bash", str(ROOT / "scripts" / "action-local.sh"), *args], cwd=tmp_path / "repo", env=full,
-                         capture_output=True, text=True, timeout=300)
+    res = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "action-local.sh"), *args],
+        cwd=tmp_path / "repo",
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     return res, rt
 
 
@@ -161,10 +184,20 @@ def test_pre_commit_lock_verify_hook_catches_a_change_since_review(tmp_path):
     (repo / "AGENTS.md").write_text("Use tabs.\n")
     _git(repo, "add", ".")
     _git(repo, "commit", "-q", "-m", "init")
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
-    init = subprocess.run([str(VENV_BIN / "unveil"), "lock", "init", "--reason", "test"], cwd=repo, env=env,
-                          capture_output=True, text=True)
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
+    init = subprocess.run(
+        [str(VENV_BIN / "unveil"), "lock", "init", "--reason", "test"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert init.returncode == 0, init.stdout + init.stderr
     _local_config(repo)
     _git(repo, "add", ".")

@@ -9,29 +9,28 @@ from unveil.core import badge
 
 EXPECTED_SVG = (
     '<svg xmlns="http://www.w3.org/2000/svg" width="226" height="20" role="img" aria-label="unveil: A · 2.1k tok/session · reviewed">'
-    '<title>unveil: A · 2.1k tok/session · reviewed</title>'
+    "<title>unveil: A · 2.1k tok/session · reviewed</title>"
     '<linearGradient id="s" x2="0" y2="100%">'
     '<stop offset="0" stop-color="#bbb" stop-opacity=".1"/>'
     '<stop offset="1" stop-opacity=".1"/>'
-    '</linearGradient>'
+    "</linearGradient>"
     '<clipPath id="r">'
     '<rect width="226" height="20" rx="3" fill="#fff"/>'
-    '</clipPath>'
+    "</clipPath>"
     '<g clip-path="url(#r)">'
     '<rect width="44" height="20" fill="#555"/>'
     '<rect x="44" width="182" height="20" fill="#4c1"/>'
     '<rect width="226" height="20" fill="url(#s)"/>'
-    '</g>'
+    "</g>"
     '<g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" text-rendering="geometricPrecision" font-size="110">'
     '<text aria-hidden="true" x="220" y="150" fill="#010101" fill-opacity=".3" transform="scale(.1)" textLength="340">unveil</text>'
     '<text x="220" y="140" transform="scale(.1)" fill="#fff" textLength="340">unveil</text>'
     '<text aria-hidden="true" x="1350" y="150" fill="#010101" fill-opacity=".3" transform="scale(.1)" textLength="1720">A · 2.1k tok/session · reviewed</text>'
     '<text x="1350" y="140" transform="scale(.1)" fill="#fff" textLength="1720">A · 2.1k tok/session · reviewed</text>'
-    '</g>'
-    '</svg>'
-    '\n'
+    "</g>"
+    "</svg>"
+    "\n"
 )
-
 
 
 def test_svg_bytes_are_fixed():
@@ -55,16 +54,33 @@ def test_endpoint_json_bytes_are_fixed():
         '  "schemaVersion": 1,\n  "unveil": {\n    "files": 1,\n    "findings": {\n      "error": 1,\n'
         '      "hint": 0,\n      "info": 0,\n      "warning": 2\n    },\n    "grade": "C",\n'
         '    "lock": "changed",\n    "tokenizer": "o200k_base",\n    "tokens": {\n      "invoke": 40,\n'
-        '      "session": 312\n    }\n  }\n}\n')
+        '      "session": 312\n    }\n  }\n}\n'
+    )
 
 
 def test_message_colour_and_token_format():
-    assert [badge.colour(badge.BadgeData(g, 0, 0, 1)) for g in "ABCDF"] == \
-        ["brightgreen", "green", "yellow", "orange", "red"]
+    assert [badge.colour(badge.BadgeData(g, 0, 0, 1)) for g in "ABCDF"] == [
+        "brightgreen",
+        "green",
+        "yellow",
+        "orange",
+        "red",
+    ]
     assert badge.colour(badge.BadgeData(None, 0, 0, 0)) == "lightgrey"
     assert badge.message(badge.BadgeData(None, 0, 0, 0)) == "no agent files"
-    assert [badge.format_tokens(n) for n in (0, 999, 1000, 1049, 1050, 2140, 9950, 21400, 999499, 999500, 1234567)] == \
-        ["0", "999", "1k", "1k", "1.1k", "2.1k", "10k", "21k", "999k", "1M", "1.2M"]
+    assert [badge.format_tokens(n) for n in (0, 999, 1000, 1049, 1050, 2140, 9950, 21400, 999499, 999500, 1234567)] == [
+        "0",
+        "999",
+        "1k",
+        "1k",
+        "1.1k",
+        "2.1k",
+        "10k",
+        "21k",
+        "999k",
+        "1M",
+        "1.2M",
+    ]
     assert badge.worst_grade(["A", "D", "B"]) == "D" and badge.worst_grade([]) is None
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+
 from unveil.core import fingerprint as fpm
 from unveil.core.findings import Finding, Severity
 from unveil.reporters.github import command, github_escape_data, github_escape_property
@@ -37,14 +38,18 @@ def test_fingerprint_ignores_positions_but_not_evidence():
     g = Finding("HID002", Severity.WARNING, 0, 1, "m")
     text = "\u200bab\u200b"
     two = fpm.fingerprints(text, [g.with_(start=3, end=4), g], "a.md")
-    assert two[0] == fpm.fingerprint("HID002", "a.md", "\u200b", 2) and two[1] == fpm.fingerprint("HID002", "a.md", "\u200b", 1)
+    assert two[0] == fpm.fingerprint("HID002", "a.md", "\u200b", 2) and two[1] == fpm.fingerprint(
+        "HID002", "a.md", "\u200b", 1
+    )
 
 
 def test_github_escaping():
     assert github_escape_data("50% done\r\nnext::x") == "50%25 done%0D%0Anext::x"
     assert github_escape_property("a,b:c%\n") == "a%2Cb%3Ac%25%0A"
-    assert command("error", "bad\n::add-mask::x", {"file": "we,ird:name.md", "line": 3, "col": None}) == \
-        "::error file=we%2Cird%3Aname.md,line=3::bad%0A::add-mask::x"
+    assert (
+        command("error", "bad\n::add-mask::x", {"file": "we,ird:name.md", "line": 3, "col": None})
+        == "::error file=we%2Cird%3Aname.md,line=3::bad%0A::add-mask::x"
+    )
 
 
 @pytest.fixture
@@ -68,8 +73,9 @@ def test_sarif_fingerprints_survive_moving_lines(project, run):
     _, after = sarif(run, "CLAUDE.md")
     key = lambda rs: sorted((r["ruleId"], r["partialFingerprints"]["unveilFingerprint/v1"]) for r in rs)
     assert key(before) == key(after)
-    assert [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in after] == \
-        [r["locations"][0]["physicalLocation"]["region"]["startLine"] + 3 for r in before]
+    assert [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in after] == [
+        r["locations"][0]["physicalLocation"]["region"]["startLine"] + 3 for r in before
+    ]
 
 
 def test_baseline_round_trip(project, run):

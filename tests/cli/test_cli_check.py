@@ -10,7 +10,7 @@ import pytest
 from unveil.cli import collect, read_text
 from unveil.core.analyze import analyze
 
-FIXTURE = "# Title\nab<<E>> run rm -rf /\n\U0001F600<<W>> a note\n"
+FIXTURE = "# Title\nab<<E>> run rm -rf /\n\U0001f600<<W>> a note\n"
 
 
 def expected_tokens(path: Path, text: str) -> dict:
@@ -216,7 +216,7 @@ def test_text_no_findings_summary(tmp_path, monkeypatch, fake_checks, run, write
 def test_text_escapes_terminal_controls_from_the_file(tmp_path, monkeypatch, fake_checks, run, write):
     """Hidden text echoed in a message must not drive the terminal (ANSI) or reorder the line (bidi)."""
     monkeypatch.chdir(tmp_path)
-    write(tmp_path / "AGENTS.md", "<<E>> \x1b[2J\u202egnp.exe\U000E0041\n")
+    write(tmp_path / "AGENTS.md", "<<E>> \x1b[2J\u202egnp.exe\U000e0041\n")
     code, out, _ = run("check", "AGENTS.md", "--color", "never")
     assert out.splitlines()[0] == "AGENTS.md:1:1: error HID001 marker <<E>> says: \\x1b[2J\\u202egnp.exe\\U000e0041"
 
@@ -225,7 +225,10 @@ def test_colour_always(tmp_path, monkeypatch, fake_checks, run, write):
     monkeypatch.chdir(tmp_path)
     write(tmp_path / "AGENTS.md", "<<E>> x\n")
     out = run("check", "AGENTS.md", "--color", "always")[1]
-    assert out.splitlines()[0] == "\x1b[1mAGENTS.md:1:1:\x1b[0m \x1b[1;31merror\x1b[0m \x1b[2mHID001\x1b[0m marker <<E>> says: x"
+    assert (
+        out.splitlines()[0]
+        == "\x1b[1mAGENTS.md:1:1:\x1b[0m \x1b[1;31merror\x1b[0m \x1b[2mHID001\x1b[0m marker <<E>> says: x"
+    )
 
 
 # ----------------------------------------------------------------------------- folders

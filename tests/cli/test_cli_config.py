@@ -52,10 +52,12 @@ def test_suppressed_count_and_audit_flag(tmp_path, monkeypatch, run, write):
 
 def test_user_rule_file_errors_and_listing(tmp_path, monkeypatch, run, write):
     monkeypatch.chdir(tmp_path)
-    write(tmp_path / "rules" / "mine.toml",
-          'category = "custom"\n[[rule]]\nid = "USR001"\nname = "frob"\nsummary = "s"\ncheck = "directives"\n'
-          'patterns = ["frob"]\n[[rule]]\nid = "USR002"\nname = "bad"\nsummary = "s"\ncheck = "directives"\n'
-          'patterns = ["(unclosed"]\n')
+    write(
+        tmp_path / "rules" / "mine.toml",
+        'category = "custom"\n[[rule]]\nid = "USR001"\nname = "frob"\nsummary = "s"\ncheck = "directives"\n'
+        'patterns = ["frob"]\n[[rule]]\nid = "USR002"\nname = "bad"\nsummary = "s"\ncheck = "directives"\n'
+        'patterns = ["(unclosed"]\n',
+    )
     write(tmp_path / ".unveil.toml", 'rules-paths = ["rules"]\n')
     code, out, err = run("rules")
     assert code == 0 and any(line.startswith("USR001") for line in out.splitlines())

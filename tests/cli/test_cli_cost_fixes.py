@@ -10,11 +10,10 @@ GPT 12 × 2 / 1e6 = $0.000024.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import json
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -47,17 +46,26 @@ def test_memory_is_12_tokens(project):
 
 def test_unknown_model_exits_2(project, run):
     assert run("cost", "CLAUDE.md", "--models", "nosuchmodel") == (
-        2, "", "unveil: setting models: unknown model 'nosuchmodel'\n")
+        2,
+        "",
+        "unveil: setting models: unknown model 'nosuchmodel'\n",
+    )
 
 
 def test_unknown_model_among_known_exits_2(project, run):
     assert run("cost", "CLAUDE.md", "--models", "sonnet,nosuch") == (
-        2, "", "unveil: setting models: unknown model 'nosuch'\n")
+        2,
+        "",
+        "unveil: setting models: unknown model 'nosuch'\n",
+    )
 
 
 def test_missing_prices_file_exits_2(project, run):
     assert run("cost", "CLAUDE.md", "--prices-file", "missing.toml") == (
-        2, "", "unveil: prices file missing.toml: cannot read it (No such file or directory)\n")
+        2,
+        "",
+        "unveil: prices file missing.toml: cannot read it (No such file or directory)\n",
+    )
 
 
 def test_prices_file_that_is_not_toml_exits_2(project, run, write):
@@ -71,7 +79,10 @@ def test_prices_file_that_is_not_toml_exits_2(project, run, write):
 def test_prices_file_with_bad_number_exits_2(project, run, write):
     write(project / "p.toml", '[[model]]\nmodel_id = "x"\ninput_per_mtok = "abc"\n')
     assert run("cost", "CLAUDE.md", "--prices-file", "p.toml") == (
-        2, "", "unveil: prices file p.toml model 1 (x): input_per_mtok must be a non-negative number, not 'abc'\n")
+        2,
+        "",
+        "unveil: prices file p.toml model 1 (x): input_per_mtok must be a non-negative number, not 'abc'\n",
+    )
 
 
 def test_check_reports_bad_prices_file_from_project_config(project, run, write):
@@ -79,9 +90,13 @@ def test_check_reports_bad_prices_file_from_project_config(project, run, write):
     code, out, err = run("check", "CLAUDE.md")
     missing = project / "missing.toml"
     assert code == 2
-    assert err == f"unveil: prices file {missing}: cannot read it (No such file or directory); using the bundled prices\n"
-    assert out.endswith("No findings in 1 file.\n"  # not counted as an unreadable path
-                        "Project configuration .unveil.toml applied to 1 file; it turns nothing off.\n")
+    assert (
+        err == f"unveil: prices file {missing}: cannot read it (No such file or directory); using the bundled prices\n"
+    )
+    assert out.endswith(
+        "No findings in 1 file.\n"  # not counted as an unreadable path
+        "Project configuration .unveil.toml applied to 1 file; it turns nothing off.\n"
+    )
 
 
 def test_cost_reports_bad_prices_file_from_project_config(project, run, write):
@@ -117,15 +132,26 @@ def test_json_keeps_exact_and_adds_estimates(project, run):
     data = json.loads(out)
     claude, gpt = data["files"][0]["prices"]
     assert claude == {
-        "model": "Test Claude", "usd_per_session": pytest.approx(0.00012), "usd_per_invoke": 0.0,
-        "usd_per_1000_sessions": pytest.approx(0.12), "estimated": True, "token_ratio": 1.5,
-        "approx_usd_per_session": pytest.approx(0.00018), "approx_usd_per_invoke": 0.0,
+        "model": "Test Claude",
+        "usd_per_session": pytest.approx(0.00012),
+        "usd_per_invoke": 0.0,
+        "usd_per_1000_sessions": pytest.approx(0.12),
+        "estimated": True,
+        "token_ratio": 1.5,
+        "approx_usd_per_session": pytest.approx(0.00018),
+        "approx_usd_per_invoke": 0.0,
         "approx_usd_per_1000_sessions": pytest.approx(0.18),
     }
     assert gpt == {
-        "model": "Test GPT", "usd_per_session": pytest.approx(0.000024), "usd_per_invoke": 0.0,
-        "usd_per_1000_sessions": pytest.approx(0.024), "estimated": False, "token_ratio": None,
-        "approx_usd_per_session": None, "approx_usd_per_invoke": None, "approx_usd_per_1000_sessions": None,
+        "model": "Test GPT",
+        "usd_per_session": pytest.approx(0.000024),
+        "usd_per_invoke": 0.0,
+        "usd_per_1000_sessions": pytest.approx(0.024),
+        "estimated": False,
+        "token_ratio": None,
+        "approx_usd_per_session": None,
+        "approx_usd_per_invoke": None,
+        "approx_usd_per_1000_sessions": None,
     }
     assert data["total"]["prices"][0]["approx_usd_per_session"] == pytest.approx(0.00018)
     assert data["price_note"] == NOTE
@@ -161,8 +187,17 @@ def test_several_files_use_the_folder_table(project, run, write):
     code, out, err = listed
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert lines[0].split() == ["file", "every", "session", "once", "invoked", "≈", "Claude/session", "grade",
-                                "err/warn/info"]
+    assert lines[0].split() == [
+        "file",
+        "every",
+        "session",
+        "once",
+        "invoked",
+        "≈",
+        "Claude/session",
+        "grade",
+        "err/warn/info",
+    ]
     assert [ln.split()[:3] for ln in lines if ln.startswith("Total")] == [["Total", "(2", "agent"]]
     # 19 tokens: 19 × 10 × 1.5 / 1e6 = 0.000285; 19 × 2 / 1e6 = 0.000038
     assert lines[-5:] == [

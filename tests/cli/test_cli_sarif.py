@@ -38,7 +38,7 @@ def test_validator_rejects_an_invalid_log(validator):
 def test_sarif_is_valid_and_counts_code_points(tmp_path, monkeypatch, fake_checks, run, write, validator):
     monkeypatch.chdir(tmp_path)
     # U+1F600 is astral: 1 code point, 2 UTF-16 units. The marker starts at code point 3.
-    write(tmp_path / ".claude/agents/dir with space/r\u00e9viewer.md", "x\U0001F600<<E>> leak ~/.ssh\n<<I>> pua\n")
+    write(tmp_path / ".claude/agents/dir with space/r\u00e9viewer.md", "x\U0001f600<<E>> leak ~/.ssh\n<<I>> pua\n")
     code, log, err = sarif(run, ".")
     assert (code, err) == (1, "")
     validator.validate(log)
@@ -66,7 +66,11 @@ def test_sarif_is_valid_and_counts_code_points(tmp_path, monkeypatch, fake_check
     assert (second["ruleId"], second["level"]) == ("HID009", "note")
     assert driver["rules"][second["ruleIndex"]]["id"] == "HID009"
     assert second["locations"][0]["physicalLocation"]["region"] == {
-        "startLine": 2, "startColumn": 1, "endLine": 2, "endColumn": 6}
+        "startLine": 2,
+        "startColumn": 1,
+        "endLine": 2,
+        "endColumn": 6,
+    }
     assert run_["invocations"] == [{"executionSuccessful": True}]
 
 
@@ -89,7 +93,9 @@ def test_sarif_rules_come_from_the_bundled_rules(tmp_path, monkeypatch, fake_che
     assert d["defaultConfiguration"]["level"] == "error"
     levels = {r.id: d["defaultConfiguration"]["level"] for r, d in zip(bundled, rules)}
     for r in bundled:
-        assert levels[r.id] == {"error": "error", "warning": "warning", "info": "note", "hint": "note"}[r.severity.label]
+        assert (
+            levels[r.id] == {"error": "error", "warning": "warning", "info": "note", "hint": "note"}[r.severity.label]
+        )
     assert log["runs"][0]["results"] == []
 
 
@@ -110,7 +116,6 @@ def test_sarif_reports_unreadable_paths_as_notifications(tmp_path, monkeypatch, 
 
 def test_sarif_unknown_rule_gets_a_descriptor(tmp_path, monkeypatch, run, write, validator):
     """A crashed check reports UNV001, which is not in the bundled rules: it still gets a valid ruleIndex."""
-    from unveil.core.findings import Finding, Severity
 
     def boom(ctx):
         raise RuntimeError("boom")
@@ -126,7 +131,11 @@ def test_sarif_unknown_rule_gets_a_descriptor(tmp_path, monkeypatch, run, write,
     assert result["ruleId"] == "UNV001"
     assert log["runs"][0]["tool"]["driver"]["rules"][result["ruleIndex"]]["id"] == "UNV001"
     assert result["locations"][0]["physicalLocation"]["region"] == {
-        "startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 1}
+        "startLine": 1,
+        "startColumn": 1,
+        "endLine": 1,
+        "endColumn": 1,
+    }
 
 
 def test_sarif_of_the_bundled_examples_is_valid(run, validator, monkeypatch):

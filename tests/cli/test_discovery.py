@@ -51,10 +51,17 @@ def _walked(root: Path) -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in walk(root))
 
 
-EXPECTED = sorted([
-    "AGENTS.md", "other/local.md", "other/notes.md", "sub/deeper/local.md", "sub/deeper/more/local.md",
-    "sub/deeper/top-only.md", "sub/important.draft.md",
-])
+EXPECTED = sorted(
+    [
+        "AGENTS.md",
+        "other/local.md",
+        "other/notes.md",
+        "sub/deeper/local.md",
+        "sub/deeper/more/local.md",
+        "sub/deeper/top-only.md",
+        "sub/important.draft.md",
+    ]
+)
 
 
 def test_gitignore_nested_and_negations(tmp_path):
@@ -64,8 +71,9 @@ def test_gitignore_nested_and_negations(tmp_path):
 
 def test_gitignore_agrees_with_git(tmp_path):
     _make(tmp_path)
-    listed = subprocess.run([GIT, "ls-files", "--others", "--exclude-standard"], cwd=tmp_path, check=True,
-                            capture_output=True, text=True).stdout.split()
+    listed = subprocess.run(
+        [GIT, "ls-files", "--others", "--exclude-standard"], cwd=tmp_path, check=True, capture_output=True, text=True
+    ).stdout.split()
     assert sorted(p for p in listed if p.endswith(".md")) == EXPECTED == _walked(tmp_path)
 
 
@@ -94,29 +102,45 @@ def test_gitignore_needs_a_repository(tmp_path):
 def test_no_gitignore_and_a_subfolder_scan(tmp_path):
     _make(tmp_path)
     all_md = sorted(p for p in TREE if p.endswith(".md"))
-    assert sorted(p.relative_to(tmp_path).as_posix() for p in walk(tmp_path, filters=Filters(gitignore=False))) == all_md
+    assert (
+        sorted(p.relative_to(tmp_path).as_posix() for p in walk(tmp_path, filters=Filters(gitignore=False))) == all_md
+    )
     # scanning a subfolder still applies the .gitignore files above it
     assert sorted(p.relative_to(tmp_path).as_posix() for p in walk(tmp_path / "sub")) == [
-        "sub/deeper/local.md", "sub/deeper/more/local.md", "sub/deeper/top-only.md", "sub/important.draft.md"]
+        "sub/deeper/local.md",
+        "sub/deeper/more/local.md",
+        "sub/deeper/top-only.md",
+        "sub/important.draft.md",
+    ]
 
 
 def test_explicit_files_are_always_scanned(tmp_path):
     _make(tmp_path)
     got = collect(["x.draft.md", "."], cwd=tmp_path)
-    assert [s for s, _ in got.files] == ["x.draft.md", "AGENTS.md", "other/local.md", "other/notes.md",
-                                         "sub/important.draft.md", "sub/deeper/local.md", "sub/deeper/top-only.md",
-                                         "sub/deeper/more/local.md"]  # walk order: files of a folder first
+    assert [s for s, _ in got.files] == [
+        "x.draft.md",
+        "AGENTS.md",
+        "other/local.md",
+        "other/notes.md",
+        "sub/important.draft.md",
+        "sub/deeper/local.md",
+        "sub/deeper/top-only.md",
+        "sub/deeper/more/local.md",
+    ]  # walk order: files of a folder first
     # generated/, private/, top-only.md, x.draft.md, logs/a/b/run.md, sub/local.md, sub/other/local.md
     assert got.ignored == {"gitignore": 7}
 
 
-@pytest.mark.parametrize("pattern, kept", [
-    ("**/local.md", ["AGENTS.md", "docs/a.md", "docs/b/c.md", "keep/x.md", "tests/t.md"]),
-    ("{docs,tests}/**", ["AGENTS.md", "keep/local.md", "keep/x.md"]),
-    ("docs/*.md", ["AGENTS.md", "docs/b/c.md", "keep/local.md", "keep/x.md", "tests/t.md"]),
-    ("b", ["AGENTS.md", "docs/a.md", "keep/local.md", "keep/x.md", "tests/t.md"]),
-    ("*.md", []),
-])
+@pytest.mark.parametrize(
+    "pattern, kept",
+    [
+        ("**/local.md", ["AGENTS.md", "docs/a.md", "docs/b/c.md", "keep/x.md", "tests/t.md"]),
+        ("{docs,tests}/**", ["AGENTS.md", "keep/local.md", "keep/x.md"]),
+        ("docs/*.md", ["AGENTS.md", "docs/b/c.md", "keep/local.md", "keep/x.md", "tests/t.md"]),
+        ("b", ["AGENTS.md", "docs/a.md", "keep/local.md", "keep/x.md", "tests/t.md"]),
+        ("*.md", []),
+    ],
+)
 def test_exclude_globs(tmp_path, pattern, kept):
     for rel in ["AGENTS.md", "docs/a.md", "docs/b/c.md", "tests/t.md", "keep/x.md", "keep/local.md"]:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -125,14 +149,17 @@ def test_exclude_globs(tmp_path, pattern, kept):
     assert sorted(p.relative_to(tmp_path).as_posix() for p in walk(tmp_path, filters=f)) == kept
 
 
-@pytest.mark.parametrize("pattern, problem", [
-    ("", "is empty"),
-    ("/abs/x.md", "is absolute (globs are relative to the configuration's folder)"),
-    ("../up/**", "climbs out of the configuration's folder with '..'"),
-    ("docs\\x.md", "uses '\\' (write folder separators as '/')"),
-    ("docs/**/*.md", None),
-    ("{a,b}/x", None),
-])
+@pytest.mark.parametrize(
+    "pattern, problem",
+    [
+        ("", "is empty"),
+        ("/abs/x.md", "is absolute (globs are relative to the configuration's folder)"),
+        ("../up/**", "climbs out of the configuration's folder with '..'"),
+        ("docs\\x.md", "uses '\\' (write folder separators as '/')"),
+        ("docs/**/*.md", None),
+        ("{a,b}/x", None),
+    ],
+)
 def test_glob_problems(pattern, problem):
     assert glob_problem(pattern) == problem
 
@@ -146,9 +173,11 @@ def test_config_exclude_and_cli_notes(tmp_path, monkeypatch, run):
     code, out, err = run("check", ".")
     assert err == ""
     assert [x.split(":")[0] for x in out.splitlines() if " · grade " in x] == ["AGENTS.md", "docs/guide.md"]
-    assert out.endswith("Left out by exclude globs: 1 file or folder\n"
-                        "Project configuration .unveil.toml applied to 2 files; it turns off or lowers: exclude: "
-                        "fixtures/** (files not scanned).\n")
+    assert out.endswith(
+        "Left out by exclude globs: 1 file or folder\n"
+        "Project configuration .unveil.toml applied to 2 files; it turns off or lowers: exclude: "
+        "fixtures/** (files not scanned).\n"
+    )
     # --exclude replaces the default skip list and the configuration's exclude (node_modules is
     # scanned), not its extend-exclude (fixtures stay out)
     code, out, err = run("check", ".", "--exclude", "docs")
@@ -156,13 +185,22 @@ def test_config_exclude_and_cli_notes(tmp_path, monkeypatch, run):
     (tmp_path / ".unveil.toml").write_text('exclude = ["fixtures"]\n')
     code, out, err = run("check", ".", "--exclude", "docs")
     assert [x.split(":")[0] for x in out.splitlines() if " · grade " in x] == [
-        "AGENTS.md", "fixtures/evil/CLAUDE.md", "node_modules/x/README.md"]
+        "AGENTS.md",
+        "fixtures/evil/CLAUDE.md",
+        "node_modules/x/README.md",
+    ]
     code, out, err = run("check", ".")  # the configuration's exclude replaces the skip list too
     assert [x.split(":")[0] for x in out.splitlines() if " · grade " in x] == [
-        "AGENTS.md", "docs/guide.md", "node_modules/x/README.md"]
+        "AGENTS.md",
+        "docs/guide.md",
+        "node_modules/x/README.md",
+    ]
     # a glob that cannot match on the command line is a usage error
     assert run("check", ".", "--extend-exclude", "/etc/**") == (
-        2, "", "unveil: exclude glob '/etc/**' cannot match: it is absolute (globs are relative to the configuration's folder)\n")
+        2,
+        "",
+        "unveil: exclude glob '/etc/**' cannot match: it is absolute (globs are relative to the configuration's folder)\n",
+    )
 
 
 def test_gitignore_note_and_workspace_scan_share_discovery(tmp_path, monkeypatch, run):

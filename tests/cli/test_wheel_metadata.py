@@ -24,8 +24,12 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> zipfile.ZipFile:
     out = tmp_path_factory.mktemp("wheel")
-    res = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(ROOT), "-w", str(out)],
-                         capture_output=True, text=True, timeout=600)
+    res = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(ROOT), "-w", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if res.returncode != 0:
         pytest.fail(f"pip wheel failed: {res.stderr[-2000:]}")
     (whl,) = out.glob("unveil-*.whl")
@@ -40,8 +44,11 @@ def test_metadata(wheel):
     assert meta["Requires-Python"] == ">=3.10"
     classifiers = meta.get_all("Classifier")
     assert [c for c in classifiers if c.startswith("Programming Language :: Python :: 3.")] == [
-        "Programming Language :: Python :: 3.10", "Programming Language :: Python :: 3.11",
-        "Programming Language :: Python :: 3.12", "Programming Language :: Python :: 3.13"]
+        "Programming Language :: Python :: 3.10",
+        "Programming Language :: Python :: 3.11",
+        "Programming Language :: Python :: 3.12",
+        "Programming Language :: Python :: 3.13",
+    ]
     assert "Topic :: Security" in classifiers
     urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL"))
     assert set(urls) == {"Homepage", "Documentation", "Source", "Issues", "Changelog"}

@@ -16,9 +16,9 @@ import attrs
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
-from pygls.protocol import default_converter
 
 SERVER = [sys.executable, "-m", "unveil", "serve"]
 

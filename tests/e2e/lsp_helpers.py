@@ -11,7 +11,6 @@ from pytest_lsp import LanguageClient
 TIMEOUT = 20.0  # seconds; a safety net against hangs, not a performance assertion
 
 
-
 async def wait_publish(client: LanguageClient, uri: str, version: int) -> types.PublishDiagnosticsParams:
     """The first recorded publish for ``uri`` at ``version`` (waits for it)."""
 
@@ -80,8 +79,14 @@ def apply_edits(text: str, edits, encoding: str = "utf-16") -> str:
 
     doc = Document(text)
     spans = sorted(
-        ((doc.from_client(e.range.start.line, e.range.start.character, encoding),
-          doc.from_client(e.range.end.line, e.range.end.character, encoding), e.new_text) for e in edits),
+        (
+            (
+                doc.from_client(e.range.start.line, e.range.start.character, encoding),
+                doc.from_client(e.range.end.line, e.range.end.character, encoding),
+                e.new_text,
+            )
+            for e in edits
+        ),
         reverse=True,
     )
     for start, end, new in spans:

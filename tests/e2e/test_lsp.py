@@ -6,14 +6,13 @@ is 3 columns wide), the VS Code profile negotiates nothing (utf-16, 1 column).
 
 from __future__ import annotations
 
-from lsprotocol import types
 import pytest
+from lsp_helpers import apply_edits, change, hid, open_doc, pos, rng, until, wait_next, wait_publish
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from unveil.core.analyze import analyze
 from unveil.lsp.features.inlay_hints import format_tokens, short_tokens, summary_label, summary_text
-
-from lsp_helpers import apply_edits, change, hid, open_doc, pos, rng, until, wait_next, wait_publish
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -93,7 +92,7 @@ async def test_hover_on_finding_and_on_first_line(client: LanguageClient, uri: s
     assert hid(p.diagnostics) == [("HID001", tag_range)]
 
     top = await _tokens_ready(client, uri)
-    expected = analyze(text, uri[len("file://"):], count_tokens=True)
+    expected = analyze(text, uri[len("file://") :], count_tokens=True)
     value = top.contents.value
     assert top.contents.kind == types.MarkupKind.Markdown
     assert f"**{summary_text(expected.tokens)}**" in value
@@ -117,20 +116,26 @@ async def test_inlay_hints_full_and_partial_range(client: LanguageClient, uri: s
     text = "# Notes\nintro text here\n## Part A\nalpha beta gamma\n## Part B\ndelta\n"
     await open_doc(client, uri, text)
     await _tokens_ready(client, uri)
-    report = analyze(text, uri[len("file://"):], count_tokens=True).tokens
+    report = analyze(text, uri[len("file://") :], count_tokens=True).tokens
     ident = types.TextDocumentIdentifier(uri=uri)
 
-    full = await client.text_document_inlay_hint_async(types.InlayHintParams(text_document=ident, range=rng(0, 0, 6, 0)))
+    full = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(text_document=ident, range=rng(0, 0, 6, 0))
+    )
     line_len = {0: 7, 2: 9, 4: 9}
     first, *rest = report.sections  # the heading on line 0: its count goes to the summary's tooltip
     expected = [(0, 7, summary_label(report))] + [
         (s.line, line_len[s.line], f"{short_tokens(s.tokens)} tok") for s in rest
     ]
-    assert [(h.position.line, h.position.character, h.label.replace("\u00a0", " ")) for h in full] == sorted(expected, key=lambda e: e[0])
+    assert [(h.position.line, h.position.character, h.label.replace("\u00a0", " ")) for h in full] == sorted(
+        expected, key=lambda e: e[0]
+    )
     assert [s.line for s in report.sections] == [0, 2, 4]
     assert f'Section "Notes": {format_tokens(first.tokens)} tok' in full[0].tooltip
 
-    part = await client.text_document_inlay_hint_async(types.InlayHintParams(text_document=ident, range=rng(3, 0, 5, 0)))
+    part = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(text_document=ident, range=rng(3, 0, 5, 0))
+    )
     assert [(h.position.line, h.position.character, h.label.replace("\u00a0", " ")) for h in part] == [
         (4, 9, f"{short_tokens(report.sections[2].tokens)} tok")
     ]
@@ -143,8 +148,10 @@ async def test_inlay_hints_full_and_partial_range(client: LanguageClient, uri: s
         await until(lambda: _async(client.inlay_refreshes > before), "workspace/inlayHint/refresh")
     else:
         assert client.inlay_refreshes == 0  # the VS Code 1.65 profile has no refresh support
-    again = await client.text_document_inlay_hint_async(types.InlayHintParams(text_document=ident, range=rng(4, 0, 5, 0)))
-    new = analyze(text.replace("\ndelta", "\nmany more words in this section now delta"), uri[len("file://"):])
+    again = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(text_document=ident, range=rng(4, 0, 5, 0))
+    )
+    new = analyze(text.replace("\ndelta", "\nmany more words in this section now delta"), uri[len("file://") :])
     assert [h.label.replace("\u00a0", " ") for h in again] == [f"{short_tokens(new.tokens.sections[2].tokens)} tok"]
 
 
@@ -185,15 +192,18 @@ async def test_code_actions_remove_invisible_characters(client: LanguageClient, 
             context=types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.SourceFixAll]),
         )
     )
-    assert [(a.title, a.kind) for a in source] == [("Remove all invisible characters in this file", "source.fixAll.unveil")]
+    assert [(a.title, a.kind) for a in source] == [
+        ("Remove all invisible characters in this file", "source.fixAll.unveil")
+    ]
 
     # apply the fix-all edits as the editor would: the server's copy stays in sync and is clean
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-            content_changes=[types.TextDocumentContentChangePartial(range=e.range, text=e.new_text)
-                             for e in sorted(all_edits, key=lambda e: (e.range.start.line, e.range.start.character),
-                                             reverse=True)],
+            content_changes=[
+                types.TextDocumentContentChangePartial(range=e.range, text=e.new_text)
+                for e in sorted(all_edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True)
+            ],
         )
     )
     p = await wait_publish(client, uri, 2)

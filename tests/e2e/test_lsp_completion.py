@@ -4,10 +4,9 @@ over stdio, under the Neovim (utf-8) and VS Code (utf-16) profiles."""
 from __future__ import annotations
 
 import pytest
+from lsp_helpers import apply_edits, open_doc, pos, rng
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-
-from lsp_helpers import apply_edits, open_doc, pos, rng
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

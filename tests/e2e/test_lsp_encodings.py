@@ -6,11 +6,10 @@ each tag character (U+E0041, U+E0042) is 4 bytes / 2 units (a surrogate pair) / 
 
 from __future__ import annotations
 
-from lsprotocol import types
 import pytest
-from pytest_lsp import LanguageClient
-
 from lsp_helpers import change, hid, open_doc, pos, rng, wait_publish
+from lsprotocol import types
+from pytest_lsp import LanguageClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -44,5 +43,7 @@ async def test_ranges_in_negotiated_encoding(encoded_client: LanguageClient):
 
     change(client, URI, 3, tags, "")  # delete the surrogate pairs / 4-byte sequences exactly
     p = await wait_publish(client, URI, 3)
-    after = types.Range(start=pos(0, tags.start.character + 2), end=pos(0, tags.start.character + 2 + (3 if enc == "utf-8" else 1)))
+    after = types.Range(
+        start=pos(0, tags.start.character + 2), end=pos(0, tags.start.character + 2 + (3 if enc == "utf-8" else 1))
+    )
     assert hid(p.diagnostics) == [("HID002", zwsp), ("HID002", after)]

@@ -4,9 +4,8 @@ is reported as UNV012); a project ``.unveil.toml`` next to the file is honoured.
 from __future__ import annotations
 
 import pytest
-from pytest_lsp import LanguageClient
-
 from lsp_helpers import change, open_doc, rng, wait_publish
+from pytest_lsp import LanguageClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -5,21 +5,17 @@ file changes. Token figures are o200k counts computed once with the bundled toke
 from __future__ import annotations
 
 import asyncio
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsprotocol import types
-from pytest_lsp import LanguageClient, client_capabilities
-
-import sys
-
-from pytest_lsp import ClientServerConfig
-from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
-from pygls.protocol import default_converter
-
 from lsp_helpers import TIMEOUT, open_doc, until
+from lsprotocol import types
+from pygls.protocol import default_converter
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 
 def make_client() -> LanguageClient:
@@ -36,8 +32,14 @@ def make_client() -> LanguageClient:
     def on_register(c: LanguageClient, params: types.RegistrationParams):
         c.registrations.extend(params.registrations)
 
-    register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: on_publish,
-                                   types.CLIENT_REGISTER_CAPABILITY: on_register})
+    register_lsp_features(
+        client,
+        {
+            **DEFAULT_CLIENT_FEATURES,
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: on_publish,
+            types.CLIENT_REGISTER_CAPABILITY: on_register,
+        },
+    )
     return client
 
 
@@ -89,7 +91,8 @@ def plain(obj):
 
 async def _summary(client, refresh=False):
     got = await asyncio.wait_for(
-        client.protocol.send_request_async("unveil/workspaceSummary", {"refresh": refresh}), TIMEOUT)
+        client.protocol.send_request_async("unveil/workspaceSummary", {"refresh": refresh}), TIMEOUT
+    )
     return plain(got)
 
 
@@ -139,15 +142,25 @@ async def test_import_hint_and_imported_file_change(ws_client):
     uri = uri_of("CLAUDE.md")
     await open_doc(client, uri, CLAUDE)
     hints = await client.text_document_inlay_hint_async(
-        types.InlayHintParams(text_document=types.TextDocumentIdentifier(uri=uri),
-                              range=types.Range(start=types.Position(0, 0), end=types.Position(3, 0))))
-    got = [(h.position.line, h.position.character, h.label.replace("\u00a0", " ")) for h in hints if str(h.label).startswith("+")]
+        types.InlayHintParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(0, 0), end=types.Position(3, 0)),
+        )
+    )
+    got = [
+        (h.position.line, h.position.character, h.label.replace("\u00a0", " "))
+        for h in hints
+        if str(h.label).startswith("+")
+    ]
     assert got == [(2, 18, "+3 tok")]
     # the imported file changes on disk: the open importer is re-analysed, its hint follows
     (ROOT / "docs/style.md").write_text(STYLE * 4, encoding="utf-8")  # 12 tokens
     before = len(client.publishes)
-    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
-        changes=[types.FileEvent(uri=uri_of("docs/style.md"), type=types.FileChangeType.Changed)]))
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=uri_of("docs/style.md"), type=types.FileChangeType.Changed)]
+        )
+    )
 
     async def republished():
         return any(p.uri == uri for p in client.publishes[before:])
@@ -156,8 +169,11 @@ async def test_import_hint_and_imported_file_change(ws_client):
 
     async def new_hint():
         hs = await client.text_document_inlay_hint_async(
-            types.InlayHintParams(text_document=types.TextDocumentIdentifier(uri=uri),
-                                  range=types.Range(start=types.Position(0, 0), end=types.Position(3, 0))))
+            types.InlayHintParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                range=types.Range(start=types.Position(0, 0), end=types.Position(3, 0)),
+            )
+        )
         labels = [str(h.label).replace("\u00a0", " ") for h in hs if str(h.label).startswith("+")]
         return labels if labels == ["+12 tok"] else None
 
@@ -172,8 +188,9 @@ async def test_deleted_file_is_cleared(ws_client):
     uri = uri_of(".claude/agents/reviewer.md")
     (ROOT / ".claude/agents/reviewer.md").unlink()
     before = len(client.publishes)
-    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
-        changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Deleted)]))
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Deleted)])
+    )
 
     async def cleared():
         return next((p for p in client.publishes[before:] if p.uri == uri), None)
@@ -195,16 +212,20 @@ async def test_editing_an_open_import_reanalyses_the_importer_and_close_keeps_di
 
     async def hint():
         hs = await client.text_document_inlay_hint_async(
-            types.InlayHintParams(text_document=types.TextDocumentIdentifier(uri=main_uri),
-                                  range=types.Range(start=types.Position(0, 0), end=types.Position(3, 0))))
+            types.InlayHintParams(
+                text_document=types.TextDocumentIdentifier(uri=main_uri),
+                range=types.Range(start=types.Position(0, 0), end=types.Position(3, 0)),
+            )
+        )
         labels = [str(h.label).replace("\u00a0", " ") for h in hs if str(h.label).startswith("+")]
         return labels if labels == ["+24 tok"] else None
 
     assert await until(hint, "the importer to count the unsaved import") == ["+24 tok"]
     # closing CLAUDE.md republishes what is on disk (with its IMP001) instead of clearing
     before = len(client.publishes)
-    client.text_document_did_close(types.DidCloseTextDocumentParams(
-        text_document=types.TextDocumentIdentifier(uri=main_uri)))
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=main_uri))
+    )
 
     async def republished():
         return next((p for p in client.publishes[before:] if p.uri == main_uri), None)

@@ -23,8 +23,10 @@ NATIVE = (".so", ".pyd", ".dylib")
 
 #: what a compiled file's header must say for each target: (format, architecture)
 WANT = {
-    "linux-x64": ("ELF", "x86-64"), "linux-arm64": ("ELF", "aarch64"),
-    "darwin-x64": ("Mach-O", "x86-64"), "darwin-arm64": ("Mach-O", "arm64"),
+    "linux-x64": ("ELF", "x86-64"),
+    "linux-arm64": ("ELF", "aarch64"),
+    "darwin-x64": ("Mach-O", "x86-64"),
+    "darwin-arm64": ("Mach-O", "arm64"),
     "win32-x64": ("PE", "x86-64"),
 }
 
@@ -82,7 +84,12 @@ def test_platform_vsix_bundles_binaries_for_its_target(target):
                 assert fmt == want_fmt and want_arch in archs, f"{n}: {fmt} {sorted(archs)} in the {target} build"
         assert not [n for n in names if n.startswith(libs + "common/") and n.endswith(NATIVE)]
         lower = {n.lower() for n in names}  # vsce writes readme.md / changelog.md / LICENSE.txt
-        for must in ("extension/readme.md", "extension/license.txt", "extension/changelog.md", "extension/images/icon.png"):
+        for must in (
+            "extension/readme.md",
+            "extension/license.txt",
+            "extension/changelog.md",
+            "extension/images/icon.png",
+        ):
             assert must in lower, must
 
 
@@ -101,7 +108,13 @@ def test_binary_kind_reads_headers():
     assert binary_kind(elf) == ("ELF", {"aarch64"})
     macho = b"\xcf\xfa\xed\xfe" + struct.pack("<I", 0x0100000C)
     assert binary_kind(macho) == ("Mach-O", {"arm64"})
-    fat = b"\xca\xfe\xba\xbe" + struct.pack(">I", 2) + struct.pack(">I", 0x01000007) + b"\0" * 16 + struct.pack(">I", 0x0100000C)
+    fat = (
+        b"\xca\xfe\xba\xbe"
+        + struct.pack(">I", 2)
+        + struct.pack(">I", 0x01000007)
+        + b"\0" * 16
+        + struct.pack(">I", 0x0100000C)
+    )
     assert binary_kind(fat) == ("Mach-O", {"x86-64", "arm64"})
     pe = bytearray(b"MZ" + b"\0" * 0x3A + struct.pack("<I", 0x40) + b"PE\0\0" + struct.pack("<H", 0x8664))
     assert binary_kind(bytes(pe)) == ("PE", {"x86-64"})

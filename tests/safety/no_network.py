@@ -19,8 +19,14 @@ def hook(event, args):
             bad = f"{event} {addr!r}"
     elif event in ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr"):
         bad = f"{event} {args!r}"
-    elif event in ("subprocess.Popen", "os.system", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty") \
-            or event.startswith("os.exec"):
+    elif event in (
+        "subprocess.Popen",
+        "os.system",
+        "os.posix_spawn",
+        "os.spawn",
+        "os.fork",
+        "os.forkpty",
+    ) or event.startswith("os.exec"):
         bad = f"{event} {args!r}"
     if bad:
         os.write(2, f"NETWORK-OR-EXEC VIOLATION: {bad}\n".encode())

@@ -21,8 +21,9 @@ def frame(obj) -> bytes:
 
 class RawServer:
     def __init__(self, cmd=None, env=None, cwd=None):
-        self.proc = subprocess.Popen(cmd or SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=env, cwd=cwd)
+        self.proc = subprocess.Popen(
+            cmd or SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd
+        )
         self.messages: "queue.Queue[dict]" = queue.Queue()
         self.seen: list[dict] = []
         self._next = 0
@@ -97,7 +98,11 @@ class RawServer:
                 continue
             self.seen.append(m)
             if "method" in m and "id" in m:  # a server request: answer
-                result = [None] * len((m.get("params") or {}).get("items", [])) if m["method"] == "workspace/configuration" else None
+                result = (
+                    [None] * len((m.get("params") or {}).get("items", []))
+                    if m["method"] == "workspace/configuration"
+                    else None
+                )
                 self.send({"jsonrpc": "2.0", "id": m["id"], "result": result})
             if pred(m):
                 return m
@@ -116,14 +121,20 @@ class RawServer:
         return r
 
     def open(self, uri: str, text: str, version: int = 1) -> None:
-        self.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "markdown",
-                                                              "version": version, "text": text}})
+        self.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "markdown", "version": version, "text": text}},
+        )
 
     def publish(self, uri: str, version: int | None = None, timeout: float = 20.0, after: int = 0) -> dict:
         def ok(m):
             p = m.get("params") or {}
-            return (m.get("method") == "textDocument/publishDiagnostics" and p.get("uri") == uri
-                    and (version is None or p.get("version") == version))
+            return (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and p.get("uri") == uri
+                and (version is None or p.get("version") == version)
+            )
+
         return self.wait(ok, timeout)["params"]
 
     def close(self, timeout: float = 10.0) -> int:

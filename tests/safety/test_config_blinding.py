@@ -28,8 +28,10 @@ def _run(capsys, *args):
 
 def test_text_output_says_what_the_config_turned_off(repo, capsys):
     code, out, err = _run(capsys, "check", ".")
-    assert out.splitlines()[-1] == ("Project configuration .unveil.toml applied to 1 file; it turns off or lowers: "
-                                    "ignore: hidden-content, prompt-injection.")
+    assert out.splitlines()[-1] == (
+        "Project configuration .unveil.toml applied to 1 file; it turns off or lowers: "
+        "ignore: hidden-content, prompt-injection."
+    )
     assert code == 0
 
 
@@ -54,12 +56,20 @@ def test_config_flag_uses_that_file(repo, tmp_path, capsys):
 
 def test_json_and_sarif_name_the_config(repo, capsys):
     _, out, _ = _run(capsys, "check", ".", "--format", "json")
-    assert json.loads(out)["config"] == {"isolated": False, "applied": [
-        {"path": ".unveil.toml", "files": 1, "effects": ["ignore: hidden-content, prompt-injection"]}]}
+    assert json.loads(out)["config"] == {
+        "isolated": False,
+        "applied": [{"path": ".unveil.toml", "files": 1, "effects": ["ignore: hidden-content, prompt-injection"]}],
+    }
     _, out, _ = _run(capsys, "check", ".", "--format", "sarif")
     inv = json.loads(out)["runs"][0]["invocations"][0]
-    assert inv["toolExecutionNotifications"] == [{"level": "warning", "message": {
-        "text": "project configuration .unveil.toml turns off or lowers: ignore: hidden-content, prompt-injection"}}]
+    assert inv["toolExecutionNotifications"] == [
+        {
+            "level": "warning",
+            "message": {
+                "text": "project configuration .unveil.toml turns off or lowers: ignore: hidden-content, prompt-injection"
+            },
+        }
+    ]
     assert inv["properties"]["config"]["applied"][0]["path"] == ".unveil.toml"
 
 
@@ -75,8 +85,9 @@ def test_nested_config_that_weakens_security_is_a_finding(repo, capsys):
     skill = repo / "skills" / "evil"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: evil\ndescription: d\n---\n" + BAD)
-    (skill / ".unveil.toml").write_text('[per-file-ignores]\n"*.md" = ["prompt-injection"]\n'
-                                        'ignore = ["UNV021", "internal"]\n')
+    (skill / ".unveil.toml").write_text(
+        '[per-file-ignores]\n"*.md" = ["prompt-injection"]\nignore = ["UNV021", "internal"]\n'
+    )
     code, out, err = _run(capsys, "check", ".", "--format", "json")
     files = {f["path"]: f for f in json.loads(out)["files"]}
     nested = [f for f in files["skills/evil/SKILL.md"]["findings"] if f["rule"] == "UNV021"]

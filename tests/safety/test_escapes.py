@@ -23,10 +23,12 @@ def test_cost_folder_table_escapes_file_names(tmp_path, monkeypatch, capsys):
 
 def test_sarif_escapes_user_rule_messages_and_notifications(tmp_path, monkeypatch, capsys):
     rules = tmp_path / "my-rules.toml"
-    rules.write_text('category = "prompt-injection"\n[[rule]]\nid = "USR001"\nname = "x"\nseverity = "error"\n'
-                     'check = "directives"\nsummary = "s"\napplies = ["prose"]\npatterns = [\'zebra\']\n'
-                     'message = "found \\u001b[2J zebra"\n[[rule.bad]]\ntext = "zebra"\nline = 1\n'
-                     '[[rule.good]]\ntext = "horse"\n')
+    rules.write_text(
+        'category = "prompt-injection"\n[[rule]]\nid = "USR001"\nname = "x"\nseverity = "error"\n'
+        'check = "directives"\nsummary = "s"\napplies = ["prose"]\npatterns = [\'zebra\']\n'
+        'message = "found \\u001b[2J zebra"\n[[rule.bad]]\ntext = "zebra"\nline = 1\n'
+        '[[rule.good]]\ntext = "horse"\n'
+    )
     (tmp_path / ".unveil.toml").write_text(f'rules-paths = ["{rules.name}"]\n')
     (tmp_path / "AGENTS.md").write_text("a zebra here\n")
     monkeypatch.chdir(tmp_path)

@@ -17,8 +17,10 @@ def test_internal_failure_exits_3_with_one_line(tmp_path, monkeypatch, capsys):
     code = main(["check", "."])
     err = capsys.readouterr().err
     assert code == EXIT_INTERNAL == 3
-    assert err == ("unveil: internal error: RuntimeError: reporter exploded second line (this is a bug in unveil; "
-                   "rerun with UNVEIL_DEBUG=1 for the traceback)\n")
+    assert err == (
+        "unveil: internal error: RuntimeError: reporter exploded second line (this is a bug in unveil; "
+        "rerun with UNVEIL_DEBUG=1 for the traceback)\n"
+    )
 
 
 def test_deeply_nested_config_is_one_message(tmp_path, monkeypatch, capsys):

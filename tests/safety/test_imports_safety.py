@@ -50,8 +50,11 @@ def test_import_outside_project_is_never_read(tmp_path, monkeypatch):
     text = "# P\n\n@~/.ssh/id_rsa and @/etc/shadow and @../home/.ssh/id_rsa\n"
     result = analyze(text, str(repo / "CLAUDE.md"), count_tokens=False, reader=spy)
     assert read == []
-    imp = [(f.rule, f.severity.label, result.doc.position(f.start).character) for f in result.findings
-           if f.rule.startswith("IMP")]
+    imp = [
+        (f.rule, f.severity.label, result.doc.position(f.start).character)
+        for f in result.findings
+        if f.rule.startswith("IMP")
+    ]
     assert imp == [("IMP010", "error", 0), ("IMP010", "error", 19), ("IMP010", "error", 36)]
     assert all("SECRETSECRET" not in f.message for f in result.findings)
 
@@ -93,10 +96,13 @@ def test_import_bound_is_reported(tmp_path):
     tree = imports.resolve(text, str(repo / "CLAUDE.md"), "claude-md", imports.disk_reader(), max_files=10)
     assert tree.bound_hit == "10 files"
     found = imports.import_findings(tree, lambda p, t: [])
-    assert [(f.rule, f.start) for f in found] == [("IMP011", text.index("@g10.md")) ] + [
-        ("IMP011", text.index(f"@g{i}.md")) for i in range(11, 30)]
-    assert found[0].message == ("Import @g10.md: unveil stopped expanding imports at its bound of 10 files; "
-                                "1 import(s) below this line were not read or scanned")
+    assert [(f.rule, f.start) for f in found] == [("IMP011", text.index("@g10.md"))] + [
+        ("IMP011", text.index(f"@g{i}.md")) for i in range(11, 30)
+    ]
+    assert found[0].message == (
+        "Import @g10.md: unveil stopped expanding imports at its bound of 10 files; "
+        "1 import(s) below this line were not read or scanned"
+    )
 
 
 def test_cli_grade_is_not_a_for_a_poisoned_import(tmp_path, monkeypatch, capsys):

@@ -33,7 +33,8 @@ def test_config_is_named_in_an_information_diagnostic(repo):
         assert _codes(p) == [("config", 3, 0)]
         assert p["diagnostics"][0]["message"] == (
             f"Project configuration {repo / '.unveil.toml'} applies to this file and turns off or lowers: "
-            "ignore: prompt-injection")
+            "ignore: prompt-injection"
+        )
     finally:
         s.close()
 

@@ -18,11 +18,18 @@ def test_watched_fifo_does_not_block_the_workspace_worker(tmp_path):
         n = len(s.seen)
         os.mkfifo(tmp_path / "AGENTS.md")
         (tmp_path / "CLAUDE.md").write_text("one\u200btwo\n\nthree\u200bfour\n")
-        s.notify("workspace/didChangeWatchedFiles", {"changes": [
-            {"uri": (tmp_path / "AGENTS.md").as_uri(), "type": 1},
-            {"uri": uri, "type": 2}]})
-        p = s.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
-                   and s.seen.index(m) >= n, timeout=120)["params"]
+        s.notify(
+            "workspace/didChangeWatchedFiles",
+            {"changes": [{"uri": (tmp_path / "AGENTS.md").as_uri(), "type": 1}, {"uri": uri, "type": 2}]},
+        )
+        p = s.wait(
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == uri
+                and s.seen.index(m) >= n
+            ),
+            timeout=120,
+        )["params"]
         assert [d["code"] for d in p["diagnostics"]] == ["HID002", "HID002"]
     finally:
         s.kill()
@@ -37,8 +44,12 @@ def test_million_spaces_document_is_analysed():
 
         def final(m):
             p = m.get("params") or {}
-            return (m.get("method") == "textDocument/publishDiagnostics" and p.get("uri") == uri
-                    and not any(d.get("code") == "UNV022" for d in p["diagnostics"]))
+            return (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and p.get("uri") == uri
+                and not any(d.get("code") == "UNV022" for d in p["diagnostics"])
+            )
+
         p = s.wait(final, timeout=300)["params"]
         codes = [d["code"] for d in p["diagnostics"]]
         assert "UNV001" not in codes and "HID002" in codes

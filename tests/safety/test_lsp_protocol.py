@@ -26,12 +26,15 @@ def _error(resp):
     return resp["error"]["code"]
 
 
-@pytest.mark.parametrize("params", [
-    {"textDocument": {"uri": URI}},                                         # no position
-    {"textDocument": {"uri": URI}, "position": {"line": "x", "character": 0}},
-    {"textDocument": {"uri": URI}, "position": {"line": -1, "character": 0}},
-    {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 2**31}},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"textDocument": {"uri": URI}},  # no position
+        {"textDocument": {"uri": URI}, "position": {"line": "x", "character": 0}},
+        {"textDocument": {"uri": URI}, "position": {"line": -1, "character": 0}},
+        {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 2**31}},
+    ],
+)
 def test_invalid_params_get_invalid_params(srv, params):
     assert _error(srv.request(HOVER, params)) == -32602
 
@@ -46,13 +49,35 @@ def test_second_initialize_is_an_error(srv):
 
 
 def test_framing_error_resynchronises(srv):
-    body = json.dumps({"jsonrpc": "2.0", "id": 9001, "method": HOVER,
-                       "params": {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}}}).encode()
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 9001,
+            "method": HOVER,
+            "params": {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}},
+        }
+    ).encode()
     srv.send_raw(b"Content-Length: %d\r\n\r\n" % (len(body) - 1) + body)  # one byte short
-    srv.send_raw(frame({"jsonrpc": "2.0", "id": 9002, "method": HOVER,
-                        "params": {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}}}))
-    srv.send_raw(frame({"jsonrpc": "2.0", "id": 9003, "method": HOVER,
-                        "params": {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}}}))
+    srv.send_raw(
+        frame(
+            {
+                "jsonrpc": "2.0",
+                "id": 9002,
+                "method": HOVER,
+                "params": {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}},
+            }
+        )
+    )
+    srv.send_raw(
+        frame(
+            {
+                "jsonrpc": "2.0",
+                "id": 9003,
+                "method": HOVER,
+                "params": {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}},
+            }
+        )
+    )
     assert "result" in srv.wait(lambda m: m.get("id") == 9003)
 
 
@@ -61,12 +86,23 @@ def test_repeated_version_is_analysed(srv):
     srv.open(uri, "plain\n", 1)
     srv.publish(uri, 1)
     n = len(srv.seen)
-    srv.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 1}, "contentChanges": [
-        {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "a\u200b"}]})
+    srv.notify(
+        "textDocument/didChange",
+        {
+            "textDocument": {"uri": uri, "version": 1},
+            "contentChanges": [
+                {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "a\u200b"}
+            ],
+        },
+    )
 
     def later(m):
-        return (m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
-                and srv.seen.index(m) >= n)
+        return (
+            m.get("method") == "textDocument/publishDiagnostics"
+            and m["params"]["uri"] == uri
+            and srv.seen.index(m) >= n
+        )
+
     p = srv.wait(later)["params"]
     assert [d["code"] for d in p["diagnostics"]] == ["HID002"]
 
@@ -79,8 +115,13 @@ def test_encoded_uri_is_kept_after_a_settings_change(srv):
     srv.notify("workspace/didChangeConfiguration", {"settings": {"unveil": {"severity": {"HID002": "error"}}}})
 
     def after(m):
-        return m.get("method") == "textDocument/publishDiagnostics" and srv.seen.index(m) >= n and \
-            "a" in m["params"]["uri"] and "b.md" in m["params"]["uri"]
+        return (
+            m.get("method") == "textDocument/publishDiagnostics"
+            and srv.seen.index(m) >= n
+            and "a" in m["params"]["uri"]
+            and "b.md" in m["params"]["uri"]
+        )
+
     p = srv.wait(after)["params"]
     assert p["uri"] == uri
     assert [d["severity"] for d in p["diagnostics"]] == [1]
@@ -89,12 +130,14 @@ def test_encoded_uri_is_kept_after_a_settings_change(srv):
 def test_request_before_initialize_and_after_shutdown():
     s = RawServer()
     try:
-        assert _error(s.request(HOVER, {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}})) \
-            == -32002
+        assert (
+            _error(s.request(HOVER, {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}})) == -32002
+        )
         s.initialize()
         assert s.request("shutdown")["result"] is None
-        assert _error(s.request(HOVER, {"textDocument": {"uri": URI},
-                                        "position": {"line": 0, "character": 0}})) == -32600
+        assert (
+            _error(s.request(HOVER, {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}})) == -32600
+        )
         s.notify("exit")
         assert s.proc.wait(20) == 0
     finally:

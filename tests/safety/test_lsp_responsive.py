@@ -23,14 +23,25 @@ def test_small_document_is_not_stalled_by_a_big_one():
         t0 = time.monotonic()
         s.open(big, _big(), 1)
         time.sleep(0.2)  # the big analysis has started
-        s.notify("textDocument/didChange", {"textDocument": {"uri": small, "version": 2}, "contentChanges": [
-            {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "x"}]})
+        s.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": small, "version": 2},
+                "contentChanges": [
+                    {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "x"}
+                ],
+            },
+        )
         s.publish(small, 2, timeout=120)
         small_at = time.monotonic() - t0
         pubs = []
         while True:
-            m = s.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == big
-                       and m not in pubs, timeout=300)
+            m = s.wait(
+                lambda m: (
+                    m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == big and m not in pubs
+                ),
+                timeout=300,
+            )
             pubs.append(m)
             if any(d.get("code") != "UNV022" for d in m["params"]["diagnostics"]):
                 break

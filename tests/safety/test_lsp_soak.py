@@ -20,18 +20,29 @@ def _batch(n_cycles: int, n_watch: int) -> bytes:
     out = []
     for i in range(n_cycles):
         uri = f"file:///tmp/unveil-soak/f{i % 50}.md"
-        out.append(frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
-            "uri": uri, "languageId": "markdown", "version": 1, "text": "x\n"}}}))
-        out.append(frame({"jsonrpc": "2.0", "method": "textDocument/didClose",
-                          "params": {"textDocument": {"uri": uri}}}))
+        out.append(
+            frame(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "textDocument/didOpen",
+                    "params": {"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": "x\n"}},
+                }
+            )
+        )
+        out.append(
+            frame({"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}})
+        )
     for _ in range(n_watch):
         out.append(frame({"jsonrpc": "2.0", "method": "workspace/didChangeWatchedFiles", "params": {"changes": []}}))
     return b"".join(out)
 
 
 def _settle(s: RawServer) -> None:
-    s.request("textDocument/hover", {"textDocument": {"uri": "file:///tmp/unveil-soak/none.md"},
-                                     "position": {"line": 0, "character": 0}}, timeout=300)
+    s.request(
+        "textDocument/hover",
+        {"textDocument": {"uri": "file:///tmp/unveil-soak/none.md"}, "position": {"line": 0, "character": 0}},
+        timeout=300,
+    )
 
 
 def test_memory_plateaus_over_20000_notifications():
@@ -66,11 +77,20 @@ def test_no_future_is_kept_per_notification():
     proto = server.protocol
 
     async def go():
-        proto.handle_body(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                                 "params": {"processId": None, "rootUri": None, "capabilities": {}}})
-                          .split(b"\r\n\r\n", 1)[1])
+        proto.handle_body(
+            frame(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {"processId": None, "rootUri": None, "capabilities": {}},
+                }
+            ).split(b"\r\n\r\n", 1)[1]
+        )
         for _ in range(200):
-            proto.handle_body(b'{"jsonrpc": "2.0", "method": "workspace/didChangeWatchedFiles", "params": {"changes": []}}')
+            proto.handle_body(
+                b'{"jsonrpc": "2.0", "method": "workspace/didChangeWatchedFiles", "params": {"changes": []}}'
+            )
         for _ in range(50):
             await asyncio.sleep(0)
         await asyncio.sleep(0.05)

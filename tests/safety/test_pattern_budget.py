@@ -10,7 +10,7 @@ import pytest
 from unveil.cli import main
 from unveil.core.checks import directives
 
-RULE = '''category = "prompt-injection"
+RULE = """category = "prompt-injection"
 [[rule]]
 id = "USR009"
 name = "slow"
@@ -25,7 +25,7 @@ text = "qz"
 line = 1
 [[rule.good]]
 text = "x"
-'''
+"""
 
 
 @pytest.fixture(autouse=True)
@@ -45,7 +45,8 @@ def test_pattern_disabled_after_three_timeouts(tmp_path, monkeypatch, capsys, ca
     rules = [[f["rule"] for f in x["findings"]] for x in files]
     assert rules == [["UNV002"]] * 3 + [["UNV024"]] * 3
     assert [r.getMessage() for r in caplog.records if "disabled for this run" in r.getMessage()] == [
-        "rule USR009: pattern '(?:q|qq)+z' timed out on 3 files; disabled for this run"]  # logged once
+        "rule USR009: pattern '(?:q|qq)+z' timed out on 3 files; disabled for this run"
+    ]  # logged once
 
 
 def test_user_patterns_share_a_per_file_budget(tmp_path, monkeypatch, capsys):

@@ -45,8 +45,9 @@ def test_size_bound(tmp_path):
 def test_config_pointing_at_dev_zero_is_an_error_not_a_hang(tmp_path):
     (tmp_path / ".unveil.toml").symlink_to("/dev/zero")
     cfg = bounded(lambda: project.load(tmp_path / ".unveil.toml"))
-    assert cfg.errors == (f"{tmp_path / '.unveil.toml'}: cannot read config: "
-                          "refused to read: a character device, not a regular file",)
+    assert cfg.errors == (
+        f"{tmp_path / '.unveil.toml'}: cannot read config: refused to read: a character device, not a regular file",
+    )
 
 
 def test_config_fifo(tmp_path):
@@ -58,8 +59,9 @@ def test_config_fifo(tmp_path):
 def test_rule_file_fifo(tmp_path):
     os.mkfifo(tmp_path / "rules.toml")
     rs = bounded(lambda: load_rule_files([tmp_path / "rules.toml"]))
-    assert rs.errors == [f"{tmp_path / 'rules.toml'}: cannot read rule file: "
-                         "refused to read: a named pipe (FIFO), not a regular file"]
+    assert rs.errors == [
+        f"{tmp_path / 'rules.toml'}: cannot read rule file: refused to read: a named pipe (FIFO), not a regular file"
+    ]
 
 
 def test_prices_file_fifo(tmp_path):
@@ -67,7 +69,10 @@ def test_prices_file_fifo(tmp_path):
 
     os.mkfifo(tmp_path / "prices.toml")
     got = bounded(lambda: prices._read_user_file(str(tmp_path / "prices.toml")))
-    assert got == f"prices file {tmp_path / 'prices.toml'}: cannot read it (refused to read: a named pipe (FIFO), not a regular file)"
+    assert (
+        got
+        == f"prices file {tmp_path / 'prices.toml'}: cannot read it (refused to read: a named pipe (FIFO), not a regular file)"
+    )
 
 
 def test_import_of_fifo_reads_nothing(tmp_path, fifo):

@@ -28,7 +28,8 @@ def test_symlink_to_proc_environ_is_a_finding_not_read(tmp_path, monkeypatch, ca
     log = json.loads(out)
     results = log["runs"][0]["results"]
     assert [(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]) for r in results] == [
-        ("UNV020", "env.md")]
+        ("UNV020", "env.md")
+    ]
     assert "symbolic link to /proc/self/environ" in results[0]["message"]["text"]
     assert code == 1
 
@@ -65,7 +66,6 @@ def test_secret_values_are_redacted_everywhere(tmp_path, monkeypatch, capsys):
 
 
 def test_workspace_scan_reports_symlink_out_and_never_reads_it(tmp_path):
-    import os
     import sys
 
     sys.path.insert(0, os.path.dirname(__file__))

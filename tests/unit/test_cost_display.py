@@ -7,9 +7,8 @@ CLAUDE.md below is 12 o200k tokens; the test price file makes "Test Claude" $10/
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import types as pytypes
+from pathlib import Path
 
 import pytest
 from lsprotocol import types

@@ -103,8 +103,17 @@ def test_values_outside_set_with_case_fix():
     assert f.fixes[0].edits == (Edit(text.index("Sonnet"), text.index("Sonnet") + 6, "sonnet"),)
 
 
-@pytest.mark.parametrize("model", ["inherit", "opus", "claude-sonnet-4-5", "claude-3-5-haiku@20241022",
-                                   "us.anthropic.claude-sonnet-4-20250514-v1:0", "sonnet[1m]"])
+@pytest.mark.parametrize(
+    "model",
+    [
+        "inherit",
+        "opus",
+        "claude-sonnet-4-5",
+        "claude-3-5-haiku@20241022",
+        "us.anthropic.claude-sonnet-4-20250514-v1:0",
+        "sonnet[1m]",
+    ],
+)
 def test_model_values_allowed(model):
     assert fmt(f"---\nname: a\ndescription: b\nmodel: {model}\n---\n", AGENT) == []
 
@@ -157,7 +166,13 @@ def test_skill_name_invalid_error_with_fix():
 
 @pytest.mark.parametrize(
     "name,severity",
-    [("-pdf", "error"), ("pdf--tools", "error"), ("a" * 65, "error"), ("PDF-Tools", "warning"), ("pdf_tools", "warning")],
+    [
+        ("-pdf", "error"),
+        ("pdf--tools", "error"),
+        ("a" * 65, "error"),
+        ("PDF-Tools", "warning"),
+        ("pdf_tools", "warning"),
+    ],
 )
 def test_skill_name_rules(name, severity):
     got = fmt(f"---\nname: {name}\ndescription: d\n---\n", f".claude/skills/{name}/SKILL.md")
@@ -212,7 +227,9 @@ def test_duplicate_key_on_earlier_occurrences():
     text = "---\nname: a\ndescription: b\ntools: Read\ntools: Bash\n---\n"
     res = analyze(text, AGENT, count_tokens=False)
     dups = [f for f in res.findings if f.rule == "FMT020"]
-    assert [(f.start, f.end, f.severity) for f in dups] == [(text.index("tools"), text.index("tools") + 5, Severity.WARNING)]
+    assert [(f.start, f.end, f.severity) for f in dups] == [
+        (text.index("tools"), text.index("tools") + 5, Severity.WARNING)
+    ]
 
 
 def test_yaml11_line_separator_creates_key():
@@ -251,8 +268,16 @@ def test_frontmatter_not_a_mapping():
 
 @pytest.mark.parametrize(
     "text",
-    ["---\n---\n", "---\n\x00\n---\n", "---\nname: [\n---\n", "---\n? [a]\n: b\n---\n", "---\nname: !!binary x\n---\n",
-     "---\r\nname: a\r\ndescription: b\r\n---\r\n", "\ufeff---\nname: a\n---\n", "---\na: *x\n---\n"],
+    [
+        "---\n---\n",
+        "---\n\x00\n---\n",
+        "---\nname: [\n---\n",
+        "---\n? [a]\n: b\n---\n",
+        "---\nname: !!binary x\n---\n",
+        "---\r\nname: a\r\ndescription: b\r\n---\r\n",
+        "\ufeff---\nname: a\n---\n",
+        "---\na: *x\n---\n",
+    ],
 )
 def test_bad_input_never_crashes(text):
     res = analyze(text, AGENT, count_tokens=False)
@@ -281,7 +306,15 @@ def test_complete_keys_for_kind_excluding_present():
 
 def test_complete_values_after_colon():
     items, text = at("---\nname: a\npermissionMode: |\n---\n", AGENT)
-    assert [i.label for i in items] == ["default", "acceptEdits", "auto", "dontAsk", "bypassPermissions", "plan", "manual"]
+    assert [i.label for i in items] == [
+        "default",
+        "acceptEdits",
+        "auto",
+        "dontAsk",
+        "bypassPermissions",
+        "plan",
+        "manual",
+    ]
     items, text = at("---\nalwaysApply:|\n---\n", CURSOR)
     assert [(i.label, i.new_text) for i in items] == [("true", " true"), ("false", " false")]
 

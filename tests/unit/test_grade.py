@@ -12,7 +12,7 @@ def f(sev: Severity, **data) -> Finding:
     return Finding("HID001", sev, 0, 1, "m", data=data)
 
 
-E, W, I, H = Severity.ERROR, Severity.WARNING, Severity.INFO, Severity.HINT
+E, W, I, H = Severity.ERROR  # noqa: E741 - I for INFO, next to E, W, H, Severity.WARNING, Severity.INFO, Severity.HINT
 
 
 @pytest.mark.parametrize(
@@ -45,8 +45,11 @@ def test_accepts_any_iterable():
 def test_explain_names_grade_counts_and_scale():
     from unveil.core.grade import explain
 
-    fs = [Finding("X", Severity.ERROR, 0, 1, "m"), Finding("Y", Severity.WARNING, 0, 1, "m"),
-          Finding("Z", Severity.INFO, 0, 1, "m")]
+    fs = [
+        Finding("X", Severity.ERROR, 0, 1, "m"),
+        Finding("Y", Severity.WARNING, 0, 1, "m"),
+        Finding("Z", Severity.INFO, 0, 1, "m"),
+    ]
     assert explain(fs) == (
         "Grade C: one error (1 error, 1 warning). Scale: A no error and no warning · B warnings only, no error · "
         "C one error · D two or three errors · F four or more errors; info and hint findings do not count."

@@ -27,7 +27,7 @@ def test_find_imports_skips_code_emails_and_handles():
         "@my\\ notes.md (escaped space) and (@paren.md)\n"
     )
     refs = imports.find_imports(text)
-    assert [(r.target, r.line, text[r.start:r.end]) for r in refs] == [
+    assert [(r.target, r.line, text[r.start : r.end]) for r in refs] == [
         ("README.md", 0, "@README.md"),
         ("docs/a.md", 0, "@docs/a.md"),
         ("my notes.md", 5, "@my\\ notes.md"),
@@ -62,13 +62,21 @@ def test_session_includes_imports_and_per_import_tokens():
 def test_missing_import_is_a_finding_at_its_range():
     text = "# P\n\nSee @docs/nope.md and @scope/pkg for details.\n"
     a = analyze(text, "/r/CLAUDE.md", reader=FILES.get)
-    got = [(f.rule, f.severity, text[f.start:f.end], f.message) for f in a.findings if f.rule == "IMP001"]
+    got = [(f.rule, f.severity, text[f.start : f.end], f.message) for f in a.findings if f.rule == "IMP001"]
     assert got == [
-        ("IMP001", Severity.WARNING, "@docs/nope.md",
-         "Import @docs/nope.md not found: there is no readable file docs/nope.md; Claude Code loads nothing for it"),
-        ("IMP001", Severity.INFO, "@scope/pkg",
-         "Import @scope/pkg not found: there is no readable file scope/pkg; Claude Code loads nothing for it"
-         " (ignore this if it names a package or a handle, not a file)"),
+        (
+            "IMP001",
+            Severity.WARNING,
+            "@docs/nope.md",
+            "Import @docs/nope.md not found: there is no readable file docs/nope.md; Claude Code loads nothing for it",
+        ),
+        (
+            "IMP001",
+            Severity.INFO,
+            "@scope/pkg",
+            "Import @scope/pkg not found: there is no readable file scope/pkg; Claude Code loads nothing for it"
+            " (ignore this if it names a package or a handle, not a file)",
+        ),
     ]
     assert a.tokens.session == tokens.count(text)
 
@@ -78,16 +86,30 @@ def test_nested_missing_import_reported_on_the_root_import():
     text = "@a.md\n"
     a = analyze(text, "/r/CLAUDE.md", reader=files.get)
     got = [(f.rule, f.start, f.end, f.message) for f in a.findings if f.rule == "IMP001"]
-    assert got == [("IMP001", 0, 5, "Import @b.md not found: there is no readable file b.md (via @a.md → @b.md); "
-                                    "Claude Code loads nothing for it")]
+    assert got == [
+        (
+            "IMP001",
+            0,
+            5,
+            "Import @b.md not found: there is no readable file b.md (via @a.md → @b.md); "
+            "Claude Code loads nothing for it",
+        )
+    ]
 
 
 def test_cycle():
     files = {"/r/a.md": "@b.md\n", "/r/b.md": "@a.md\n"}
     a = analyze("@a.md\n", "/r/GEMINI.md", reader=files.get)
     got = [(f.rule, f.start, f.end, f.message) for f in a.findings if f.rule == "IMP002"]
-    assert got == [("IMP002", 0, 5, "Import cycle: GEMINI.md → a.md → b.md → a.md; Gemini CLI does not load a.md "
-                                    "again, so the chain never finishes the way it reads")]
+    assert got == [
+        (
+            "IMP002",
+            0,
+            5,
+            "Import cycle: GEMINI.md → a.md → b.md → a.md; Gemini CLI does not load a.md "
+            "again, so the chain never finishes the way it reads",
+        )
+    ]
     # a.md and b.md once each: 3 + 3 tokens on top of the root's 3
     assert a.tokens.imported == tokens.count("@b.md\n") + tokens.count("@a.md\n")
 
@@ -99,7 +121,10 @@ def test_depth_limits_claude_4_gemini_5():
     claude = imports.resolve("@f1.md\n", "/r/CLAUDE.md", "claude-md", files.get)
     gemini = imports.resolve("@f1.md\n", "/r/GEMINI.md", "gemini-md", files.get)
     assert [(n.path, n.depth, n.status) for n in claude.nodes()] == [
-        ("/r/f1.md", 1, "ok"), ("/r/f2.md", 2, "ok"), ("/r/f3.md", 3, "ok"), ("/r/f4.md", 4, "ok"),
+        ("/r/f1.md", 1, "ok"),
+        ("/r/f2.md", 2, "ok"),
+        ("/r/f3.md", 3, "ok"),
+        ("/r/f4.md", 4, "ok"),
         ("/r/f5.md", 5, "too-deep"),
     ]
     assert [n.status for n in gemini.nodes()] == ["ok"] * 5 + ["too-deep"]
@@ -131,5 +156,9 @@ def test_disk_reader_prefers_overrides(tmp_path):
 def test_inlay_hint_after_each_import():
     a = analyze(MAIN, "/r/CLAUDE.md", reader=FILES.get)
     hints = inlay_hints(a, None, "utf-16")
-    got = [(h.position.line, h.position.character, h.label.replace("\u00a0", " ")) for h in hints if str(h.label).startswith("+")]
+    got = [
+        (h.position.line, h.position.character, h.label.replace("\u00a0", " "))
+        for h in hints
+        if str(h.label).startswith("+")
+    ]
     assert got == [(2, 21, "+20 tok"), (2, 45, "+6 tok")]

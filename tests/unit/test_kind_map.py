@@ -41,8 +41,10 @@ def test_map_wins_over_bundled_patterns_and_frontmatter():
 
 
 def test_first_matching_entry_wins_and_unknown_ids_are_skipped():
-    assert kinds.detect_kind("x/RULES.md", None, {"RULES.md": "cline-rules", "**/RULES.md": "cursorrules"}) == \
-        "cline-rules"
+    assert (
+        kinds.detect_kind("x/RULES.md", None, {"RULES.md": "cline-rules", "**/RULES.md": "cursorrules"})
+        == "cline-rules"
+    )
     assert kinds.detect_kind("x/RULES.md", None, {"RULES.md": "no-such-kind"}) == "markdown"
     assert kinds.detect_kind(None, None, MAP) == "markdown"
     assert kinds.detect_kind("x/RULES.md", None, "not a mapping") == "markdown"  # type: ignore[arg-type]
@@ -77,8 +79,12 @@ def test_cli_kind_flag_changes_json_kind(tmp_path, monkeypatch, capsys):
     assert json.loads(capsys.readouterr().out)["files"][0]["kind"] == "markdown"
     assert main(["check", path, "--format", "json", "--kind", "docs/personas/*.md=claude-agent"]) == 0
     assert json.loads(capsys.readouterr().out)["files"][0]["kind"] == "claude-agent"
-    assert main(["cost", path, "--format", "json", "--kind", "RULES.md=cursorrules",
-                 "--kind", "personas/*.md=claude-agent"]) == 0
+    assert (
+        main(
+            ["cost", path, "--format", "json", "--kind", "RULES.md=cursorrules", "--kind", "personas/*.md=claude-agent"]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["files"][0]["kind"] == "claude-agent"
 

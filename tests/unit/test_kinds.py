@@ -82,8 +82,16 @@ def test_detect_kind_never_raises_on_odd_input():
 
 @pytest.mark.parametrize(
     ("path", "expected"),
-    [("a/.cursorrules", True), ("README.md", True), ("x/.roo/rules-code/a.xml", True), (".roorules-code", True),
-     ("skills/x/scripts/a.py", False), ("src/main.py", False), ("Makefile", False), ("x.mdc", True)],
+    [
+        ("a/.cursorrules", True),
+        ("README.md", True),
+        ("x/.roo/rules-code/a.xml", True),
+        (".roorules-code", True),
+        ("skills/x/scripts/a.py", False),
+        ("src/main.py", False),
+        ("Makefile", False),
+        ("x.mdc", True),
+    ],
 )
 def test_is_agent_file(path, expected):
     assert kinds.is_agent_file(path) is expected
@@ -91,9 +99,15 @@ def test_is_agent_file(path, expected):
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "benign"
 LABELS = {
-    "agent-md": "copilot-agent", "chatmode": "copilot-agent", "instructions-md": "copilot-instructions-file",
-    "prompt-md": "copilot-prompt", "cursor-mdc": "cursor-rule", "skill": "claude-skill",
-    "skill-resource": "claude-skill-resource", "windsurf-rules": "windsurf-rule", "other-agent": "claude-agent",
+    "agent-md": "copilot-agent",
+    "chatmode": "copilot-agent",
+    "instructions-md": "copilot-instructions-file",
+    "prompt-md": "copilot-prompt",
+    "cursor-mdc": "cursor-rule",
+    "skill": "claude-skill",
+    "skill-resource": "claude-skill-resource",
+    "windsurf-rules": "windsurf-rule",
+    "other-agent": "claude-agent",
     "other-command": "claude-command",
 }
 

@@ -39,7 +39,21 @@ def test_compiled_globs_match_like_the_reference():
     patterns = sorted({p for k in kinds.all_kinds() for p in k.patterns + k.weak_patterns})
     patterns += ["**", "**/x/**", "a/**/b.md", "docs/*.md", "**/agents/*.md", "[!a]*.md", "?.md", "a/**/**/c"]
     names = ["SKILL.md", "AGENTS.md", "CLAUDE.md", "x.md", "a.mdc", "b.md", ".cursorrules", "c", "rules.md"]
-    dirs = ["a", "b", "x", ".claude", "agents", "skills", "commands", ".github", "instructions", "docs", "deep", ".cursor", "rules"]
+    dirs = [
+        "a",
+        "b",
+        "x",
+        ".claude",
+        "agents",
+        "skills",
+        "commands",
+        ".github",
+        "instructions",
+        "docs",
+        "deep",
+        ".cursor",
+        "rules",
+    ]
     paths = []
     for _ in range(600):
         parts = [rnd.choice(dirs) for _ in range(rnd.randint(0, 5))] + [rnd.choice(names + dirs)]

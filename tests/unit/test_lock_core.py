@@ -5,15 +5,18 @@ from __future__ import annotations
 import os
 
 import pytest
+
 from unveil.core import git
 from unveil.core import lock as lk
 from unveil.core.analyze import analyze
 
 
 def test_capabilities_of_a_skill():
-    text = ("---\nname: x\ndescription: y\nallowed-tools: Read, Bash(git:*)\npermissionMode: acceptEdits\n---\n"
-            "See HTTPS://Example.com/a. and <https://b.example/p?q=1>.\n\n```bash\n$ npm ci\n# a comment\n"
-            "npm test\n```\n\n```console\n# apt-get install jq\n```\n\n```python\nimport os\n```\n\nContext: !`git status`\n")
+    text = (
+        "---\nname: x\ndescription: y\nallowed-tools: Read, Bash(git:*)\npermissionMode: acceptEdits\n---\n"
+        "See HTTPS://Example.com/a. and <https://b.example/p?q=1>.\n\n```bash\n$ npm ci\n# a comment\n"
+        "npm test\n```\n\n```console\n# apt-get install jq\n```\n\n```python\nimport os\n```\n\nContext: !`git status`\n"
+    )
     caps = lk.capabilities(analyze(text, "/r/.claude/skills/x/SKILL.md"))
     assert caps == {
         "urls": ["HTTPS://Example.com/a", "https://b.example/p?q=1"],
@@ -39,23 +42,29 @@ def test_reveal_names_invisibles_and_marks_spans():
     assert lk.reveal("ab", [(0, 2)]) == "⟦hidden: ab⟧"
 
 
-@pytest.mark.parametrize("raw, message", [
-    (b"", "not a valid lock file"),
-    (b"[]", "expected a JSON object"),
-    (b'{"version": 2}', "unsupported lock version 2"),
-    (b'{"version": 1, "files": {"a.md": {}}}', "entry 'a.md' has no content hash"),
-    (b'{"version": 1, "files": {"/etc/x": {"hash": "h"}}}', "entry '/etc/x' is outside the repository"),
-    (b'{"version": 1, "paths": ["../up"]}', "path '../up' is outside the repository"),
-    (b'\xff', "not a valid lock file"),
-])
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (b"", "not a valid lock file"),
+        (b"[]", "expected a JSON object"),
+        (b'{"version": 2}', "unsupported lock version 2"),
+        (b'{"version": 1, "files": {"a.md": {}}}', "entry 'a.md' has no content hash"),
+        (b'{"version": 1, "files": {"/etc/x": {"hash": "h"}}}', "entry '/etc/x' is outside the repository"),
+        (b'{"version": 1, "paths": ["../up"]}', "path '../up' is outside the repository"),
+        (b"\xff", "not a valid lock file"),
+    ],
+)
 def test_lock_loads_rejects_bad_input(raw, message):
     with pytest.raises(lk.LockError, match=message.replace("(", r"\(")):
         lk.Lock.loads(raw)
 
 
 def test_lock_round_trip_is_stable():
-    lock = lk.Lock(files={"b.md": {"hash": "sha256:1", "kind": "x"}, "a.md": {"hash": "sha256:2"}}, paths=["z", "."],
-                   rules={"hash": "h", "unveil": "0"})
+    lock = lk.Lock(
+        files={"b.md": {"hash": "sha256:1", "kind": "x"}, "a.md": {"hash": "sha256:2"}},
+        paths=["z", "."],
+        rules={"hash": "h", "unveil": "0"},
+    )
     text = lock.dumps()
     assert text.index('"a.md"') < text.index('"b.md"') and text.endswith("}\n") and "\r" not in text
     assert lk.Lock.loads(text).dumps() == text
@@ -87,9 +96,18 @@ def test_git_guards(tmp_path):
 
 
 def test_delta_summary_wording():
-    d = lk.Delta("CLAUDE.md", "changed", review={"date": "2026-11-30T10:00:00Z", "commit": "abc1234def"},
-                 added=[lk.NewFinding("v1:x", "HID020", "error", "hidden-content", 3, 1, 3, 9, "m", "payload"),
-                        lk.NewFinding("v1:y", "EXF003", "error", "data-exfiltration", 3, 1, 3, 9, "m", None)],
-                 grade=("A", "C"), tokens=({"session": 100}, {"session": 412}))
-    assert d.summary() == ("Changed since review (2026-11-30, abc1234): +1 hidden html comment, +1 error EXF003, "
-                           "grade A→C, +312 tok/session")
+    d = lk.Delta(
+        "CLAUDE.md",
+        "changed",
+        review={"date": "2026-11-30T10:00:00Z", "commit": "abc1234def"},
+        added=[
+            lk.NewFinding("v1:x", "HID020", "error", "hidden-content", 3, 1, 3, 9, "m", "payload"),
+            lk.NewFinding("v1:y", "EXF003", "error", "data-exfiltration", 3, 1, 3, 9, "m", None),
+        ],
+        grade=("A", "C"),
+        tokens=({"session": 100}, {"session": 412}),
+    )
+    assert d.summary() == (
+        "Changed since review (2026-11-30, abc1234): +1 hidden html comment, +1 error EXF003, "
+        "grade A→C, +312 tok/session"
+    )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from unveil.core.rules import rules_doc_file
-
 import sys
 import types as pytypes
 from dataclasses import replace
@@ -16,6 +14,7 @@ from unveil.core.config import Settings
 from unveil.core.cost import SectionCost, TokenReport
 from unveil.core.findings import Edit, Finding, Fix, Severity
 from unveil.core.markdown import Span
+from unveil.core.rules import rules_doc_file
 from unveil.lsp.features.code_actions import FIX_ALL_KIND, FIX_ALL_TITLE, code_actions, kind_allowed
 from unveil.lsp.features.diagnostics import finding_for, to_diagnostics
 from unveil.lsp.features.hover import fenced, hover
@@ -32,19 +31,45 @@ def _remove(start, end, title="Remove the invisible character"):
     return Fix(title, (Edit(start, end, ""),), "remove-invisible")
 
 
-def make(text=TEXT, findings=None, report=True, settings=Settings(), frontmatter=None):
+def make(text=TEXT, findings=None, report=True, settings=Settings(), frontmatter=None):  # noqa: B008 - Settings is frozen
     a = analyze(text, "CLAUDE.md", settings, count_tokens=False)
     z = text.find(ZWSP)
     t = text.find(TAGS)
     if findings is None:
         findings = [
-            Finding("HID002", Severity.WARNING, z, z + 1, "zero-width space splits 'ignore'",
-                    hidden_text=ZWSP, fixes=(_remove(z, z + 1),), tokens=1),
-            Finding("HID001", Severity.ERROR, t, t + 2, "tag characters spell 'AB'", hidden_text="AB",
-                    fixes=(_remove(t, t + 2, "Remove the tag characters"),), tokens=1),
+            Finding(
+                "HID002",
+                Severity.WARNING,
+                z,
+                z + 1,
+                "zero-width space splits 'ignore'",
+                hidden_text=ZWSP,
+                fixes=(_remove(z, z + 1),),
+                tokens=1,
+            ),
+            Finding(
+                "HID001",
+                Severity.ERROR,
+                t,
+                t + 2,
+                "tag characters spell 'AB'",
+                hidden_text="AB",
+                fixes=(_remove(t, t + 2, "Remove the tag characters"),),
+                tokens=1,
+            ),
         ]
-    rep = TokenReport(120, 30, "claude-md", "CLAUDE.md (project memory)", "whole file every session",
-                      (SectionCost(0, 1, "Title", 100), SectionCost(2, 2, "Part", 20))) if report else None
+    rep = (
+        TokenReport(
+            120,
+            30,
+            "claude-md",
+            "CLAUDE.md (project memory)",
+            "whole file every session",
+            (SectionCost(0, 1, "Title", 100), SectionCost(2, 2, "Part", 20)),
+        )
+        if report
+        else None
+    )
     a = replace(a, findings=findings, tokens=rep, settings=settings)
     if frontmatter is not None:
         a.markdown = replace(a.markdown, frontmatter=frontmatter)
@@ -59,8 +84,13 @@ def rng(l1, c1, l2, c2):
 def test_diagnostics_ranges_codes_and_data_per_encoding(encoding, tag_end):
     diags = to_diagnostics(make(), 7, encoding)
     assert [(d.code, d.source, d.severity, d.range, d.data) for d in diags] == [
-        ("HID002", "unveil", types.DiagnosticSeverity.Warning,
-         rng(1, 9, 1, {"utf-8": 12}.get(encoding, 10)), {"version": 7, "index": 0}),
+        (
+            "HID002",
+            "unveil",
+            types.DiagnosticSeverity.Warning,
+            rng(1, 9, 1, {"utf-8": 12}.get(encoding, 10)),
+            {"version": 7, "index": 0},
+        ),
         ("HID001", "unveil", types.DiagnosticSeverity.Error, rng(3, 4, 3, tag_end), {"version": 7, "index": 1}),
     ]
     assert diags[0].code_description.href.endswith("#hid002")
@@ -70,7 +100,9 @@ def test_finding_for_by_index_then_by_range():
     a = make()
     d = to_diagnostics(a, 3, "utf-16")
     assert finding_for(d[1], a, 3, "utf-16") is a.findings[1]
-    stale = types.Diagnostic(range=d[1].range, message="x", code="HID001", source="unveil", data={"version": 2, "index": 0})
+    stale = types.Diagnostic(
+        range=d[1].range, message="x", code="HID001", source="unveil", data={"version": 2, "index": 0}
+    )
     assert finding_for(stale, a, 3, "utf-16") is a.findings[1]
     other = types.Diagnostic(range=d[1].range, message="x", code="MD001", source="markdownlint")
     assert finding_for(other, a, 3, "utf-16") is None
@@ -88,20 +120,29 @@ def test_inlay_hints_full_range_absolute_lines():
         (2, 7, "20 tok"),
     ]
     assert hints[1].tooltip == 'Section "Part": 20 tok'
-    assert hints[0].label == "120\u00a0tok\u00a0per\u00a0session\u00a0·\u00a030\u00a0tok\u00a0on\u00a0invoke"  # never split by wrapping
+    assert (
+        hints[0].label == "120\u00a0tok\u00a0per\u00a0session\u00a0·\u00a030\u00a0tok\u00a0on\u00a0invoke"
+    )  # never split by wrapping
 
 
 def test_inlay_hints_skip_headings_below_the_threshold():
     # default inlayHintMinTokens = 50: the 20-token heading gets no hint
     hints = inlay_hints(make(), None, "utf-16")
-    assert [(h.position.line, h.label.replace("\u00a0", " ")) for h in hints] == [(0, "120 tok per session · 30 tok on invoke")]
+    assert [(h.position.line, h.label.replace("\u00a0", " ")) for h in hints] == [
+        (0, "120 tok per session · 30 tok on invoke")
+    ]
     hints = inlay_hints(make(settings=Settings(inlay_hint_min_tokens=20)), None, "utf-16")
-    assert [(h.position.line, h.label.replace("\u00a0", " ")) for h in hints] == [(0, "120 tok per session · 30 tok on invoke"), (2, "20 tok")]
+    assert [(h.position.line, h.label.replace("\u00a0", " ")) for h in hints] == [
+        (0, "120 tok per session · 30 tok on invoke"),
+        (2, "20 tok"),
+    ]
 
 
 def test_inlay_hints_mid_document_range_keeps_absolute_lines():
     hints = inlay_hints(make(settings=ALL_HINTS), rng(1, 0, 3, 0), "utf-16")
-    assert [(h.position.line, h.position.character, h.label.replace("\u00a0", " ")) for h in hints] == [(2, 7, "20 tok")]
+    assert [(h.position.line, h.position.character, h.label.replace("\u00a0", " ")) for h in hints] == [
+        (2, 7, "20 tok")
+    ]
     assert inlay_hints(make(settings=ALL_HINTS), rng(2, 0, 2, 6), "utf-16") == []  # ends before the hint's column
 
 
@@ -246,10 +287,23 @@ def test_kind_allowed_is_hierarchical():
     assert kind_allowed("quickfix", None)
 
 
-@pytest.mark.parametrize("n, shown", [
-    (0, "0"), (999, "999"), (5231, "5231"), (9999, "9999"), (10_000, "10k"), (10_499, "10k"), (10_500, "11k"),
-    (52_345, "52k"), (999_499, "999k"), (9_999_499, "9999k"), (9_999_500, "10M"), (12_345_678, "12M"),
-])
+@pytest.mark.parametrize(
+    "n, shown",
+    [
+        (0, "0"),
+        (999, "999"),
+        (5231, "5231"),
+        (9999, "9999"),
+        (10_000, "10k"),
+        (10_499, "10k"),
+        (10_500, "11k"),
+        (52_345, "52k"),
+        (999_499, "999k"),
+        (9_999_499, "9999k"),
+        (9_999_500, "10M"),
+        (12_345_678, "12M"),
+    ],
+)
 def test_short_tokens(n, shown):
     from unveil.lsp.features.inlay_hints import short_tokens
 
@@ -267,4 +321,7 @@ def test_fix_all_source_action_is_the_cli_safe_fix_pass():
     assert (act.title, act.kind) == (FIX_SAFE_TITLE, FIX_ALL_KIND)
     edits = act.edit.document_changes[0].edits
     assert [e.new_text for e in edits] == ["Grep", ""]
-    assert fixes.apply_edits(text, fixes.safe_edits(a.findings)) == "---\nname: r\ndescription: d\ntools: Read, Grep\n---\nHithere\n"
+    assert (
+        fixes.apply_edits(text, fixes.safe_edits(a.findings))
+        == "---\nname: r\ndescription: d\ntools: Read, Grep\n---\nHithere\n"
+    )

@@ -44,9 +44,15 @@ def test_server_identity_and_features():
     server = create_server()
     assert (server.name, server.version) == ("unveil", __version__)
     assert {
-        types.INITIALIZE, types.INITIALIZED, types.TEXT_DOCUMENT_DID_OPEN, types.TEXT_DOCUMENT_DID_CHANGE,
-        types.TEXT_DOCUMENT_DID_CLOSE, types.TEXT_DOCUMENT_HOVER, types.TEXT_DOCUMENT_INLAY_HINT,
-        types.TEXT_DOCUMENT_CODE_ACTION, types.WORKSPACE_DID_CHANGE_CONFIGURATION,
+        types.INITIALIZE,
+        types.INITIALIZED,
+        types.TEXT_DOCUMENT_DID_OPEN,
+        types.TEXT_DOCUMENT_DID_CHANGE,
+        types.TEXT_DOCUMENT_DID_CLOSE,
+        types.TEXT_DOCUMENT_HOVER,
+        types.TEXT_DOCUMENT_INLAY_HINT,
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.WORKSPACE_DID_CHANGE_CONFIGURATION,
     } <= set(server.protocol.fm.features)
 
 

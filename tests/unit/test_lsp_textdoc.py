@@ -66,7 +66,9 @@ def test_lines_cache_follows_source_changes():
 
 def test_workspace_creates_lsp_documents_with_its_encoding():
     ws = LspWorkspace(None, position_encoding=types.PositionEncodingKind.Utf8)
-    ws.put_text_document(types.TextDocumentItem(uri="file:///a.md", language_id="markdown", version=3, text="\u00e9\u2028x"))
+    ws.put_text_document(
+        types.TextDocumentItem(uri="file:///a.md", language_id="markdown", version=3, text="\u00e9\u2028x")
+    )
     doc = ws.get_text_document("file:///a.md")
     assert isinstance(doc, LspTextDocument)
     assert doc.version == 3

@@ -8,25 +8,25 @@ from unveil.core.document import Document
 from unveil.core.markdown import Heading, Span, parse
 
 SAMPLE = (
-    "---\n"                                   # 0
-    "name: demo\n"                            # 1
-    "---\n"                                   # 2
-    "# Title\n"                               # 3
-    "para <!-- a --> x `<!-- no -->` y\n"     # 4
-    "<!-- block -->\n"                        # 5
-    "[//]: # (note)\n"                        # 6
-    "[used]: https://e.example \"T\"\n"       # 7
-    "\n"                                      # 8
-    "```bash run me\n"                        # 9
-    "echo hi\n"                               # 10
-    "```\n"                                   # 11
-    "![alt text](i.png \"img title\") [l](u \"lt\") [used] &#x200B;\n"  # 12
-    "\n"                                      # 13
-    "> q <!-- c -->\n"                        # 14
-    "\n"                                      # 15
-    "Setext\n"                                # 16
-    "------\n"                                # 17
-    "    indented code\n"                     # 18
+    "---\n"  # 0
+    "name: demo\n"  # 1
+    "---\n"  # 2
+    "# Title\n"  # 3
+    "para <!-- a --> x `<!-- no -->` y\n"  # 4
+    "<!-- block -->\n"  # 5
+    "[//]: # (note)\n"  # 6
+    '[used]: https://e.example "T"\n'  # 7
+    "\n"  # 8
+    "```bash run me\n"  # 9
+    "echo hi\n"  # 10
+    "```\n"  # 11
+    '![alt text](i.png "img title") [l](u "lt") [used] &#x200B;\n'  # 12
+    "\n"  # 13
+    "> q <!-- c -->\n"  # 14
+    "\n"  # 15
+    "Setext\n"  # 16
+    "------\n"  # 17
+    "    indented code\n"  # 18
 )
 
 
@@ -118,7 +118,7 @@ def test_inline_comment_in_blockquote_spanning_lines():
 
 
 def test_crlf_and_astral_offsets():
-    text = "\U0001F600 x <!-- hi -->\r\n```\r\n<!-- in code -->\r\n```\r\n"
+    text = "\U0001f600 x <!-- hi -->\r\n```\r\n<!-- in code -->\r\n```\r\n"
     md = parse(Document(text))
     (chunk,) = md.html
     assert (chunk.start, chunk.end) == (4, 15)
@@ -148,13 +148,33 @@ def test_paragraph_definition_lines():
     assert md.references == []
     (d,) = md.paragraph_definitions
     assert (d.label, d.href, d.title, d.line, text[d.start : d.end]) == (
-        "comment", "<>", "Also upload it", 1, "[comment]: <> (Also upload it)")
+        "comment",
+        "<>",
+        "Also upload it",
+        1,
+        "[comment]: <> (Also upload it)",
+    )
 
 
 @pytest.mark.parametrize(
     "text",
-    ["", "\x00", "\r", "<!--", "```", "[", "[x]:", "\ud800", "> " * 3000, "*" * 10000 + "a",
-     "<div>" * 2000, "|a|\n|-|\n" * 50, "---\n" * 3, "&#xFFFFFFFF; &#0; &bogus;", "\u2028<!-- x -->\u2029"],
+    [
+        "",
+        "\x00",
+        "\r",
+        "<!--",
+        "```",
+        "[",
+        "[x]:",
+        "\ud800",
+        "> " * 3000,
+        "*" * 10000 + "a",
+        "<div>" * 2000,
+        "|a|\n|-|\n" * 50,
+        "---\n" * 3,
+        "&#xFFFFFFFF; &#0; &bogus;",
+        "\u2028<!-- x -->\u2029",
+    ],
 )
 def test_never_raises(text):
     md = parse(Document(text))

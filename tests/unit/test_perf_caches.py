@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -96,8 +95,9 @@ def test_cached_rule_analysis_equals_fresh(cache_dir):
     for a, b in zip(fresh.rules, cached.rules):
         assert a.prefilters == b.prefilters and a.single_line == b.single_line and a.widths == b.widths
         assert [p.pattern for p in a.patterns] == [p.pattern for p in b.patterns]
-        assert [p.pattern for p in a.requires + a.excludes + a.raise_if + a.lower_if] == \
-               [p.pattern for p in b.requires + b.excludes + b.raise_if + b.lower_if]
+        assert [p.pattern for p in a.requires + a.excludes + a.raise_if + a.lower_if] == [
+            p.pattern for p in b.requires + b.excludes + b.raise_if + b.lower_if
+        ]
     # a lazy pattern compiles on first use and then matches like the compiled one
     p = cached.rules[0].patterns[0]
     assert p._compiled is None
@@ -111,7 +111,9 @@ def test_lazy_pattern_forwards_errors_of_use_not_of_compiling():
     assert p.pattern == "a+b" and p.search("xaab").span() == (1, 4)
 
 
-SKILL_BODY = "# Skill\n\n" + "".join(f"Step {i}: check the module {i} and report what it returns.\n" for i in range(600))
+SKILL_BODY = "# Skill\n\n" + "".join(
+    f"Step {i}: check the module {i} and report what it returns.\n" for i in range(600)
+)
 
 
 def test_first_file_of_a_run_gets_token_budget_findings(tmp_path):
@@ -121,8 +123,14 @@ def test_first_file_of_a_run_gets_token_budget_findings(tmp_path):
     skill.parent.mkdir(parents=True)
     skill.write_text("---\nname: big\ndescription: A big skill.\n---\n" + SKILL_BODY, encoding="utf-8")
     env = dict(os.environ, UNVEIL_NO_CACHE="1")
-    out = subprocess.run([sys.executable, "-m", "unveil", "check", "--format", "json", str(skill)],
-                         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "unveil", "check", "--format", "json", str(skill)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
     data = json.loads(out.stdout)
     rules = [f["rule"] for f in data["files"][0]["findings"]]
     assert rules.count("TOK003") == 1, out.stdout

@@ -19,13 +19,26 @@ def table(settings=None, day=TODAY):
 def test_bundled_defaults():
     t = table()
     assert t.errors == []
-    got = {name: t.find(name).input_per_mtok for name in
-           ("Claude Fable 5.1", "opus", "sonnet", "haiku", "gpt-6.2-sol", "gpt-6.2-astra", "gemini-3.8-flash")}
-    assert got == {"Claude Fable 5.1": 10.0, "opus": 4.0, "sonnet": 2.0, "haiku": 1.0, "gpt-6.2-sol": 2.0,
-                   "gpt-6.2-astra": 8.0, "gemini-3.8-flash": 0.75}
+    got = {
+        name: t.find(name).input_per_mtok
+        for name in ("Claude Fable 5.1", "opus", "sonnet", "haiku", "gpt-6.2-sol", "gpt-6.2-astra", "gemini-3.8-flash")
+    }
+    assert got == {
+        "Claude Fable 5.1": 10.0,
+        "opus": 4.0,
+        "sonnet": 2.0,
+        "haiku": 1.0,
+        "gpt-6.2-sol": 2.0,
+        "gpt-6.2-astra": 8.0,
+        "gemini-3.8-flash": 0.75,
+    }
     haiku = t.find("claude-haiku-4-5")
     assert (haiku.display_name, haiku.tokenizer, haiku.token_ratio_vs_o200k, haiku.cached_input_per_mtok) == (
-        "Claude Haiku 4.5", "claude-v3", 1.18, 0.1)
+        "Claude Haiku 4.5",
+        "claude-v3",
+        1.18,
+        0.1,
+    )
     assert haiku.source_url.startswith("https://platform.claude.com/")
     assert len({m.model_id for m in t.models}) == len(t.models)
 
@@ -44,8 +57,14 @@ def test_dated_price_change(day, price):
 
 def test_default_shown_models():
     names = [m.display_name for m in prices.shown_models(None, table())]
-    assert names == ["Claude Fable 5.1", "Claude Opus 5.5", "Claude Sonnet 5.5", "Claude Haiku 4.5",
-                     "GPT-6.2 Sol", "Gemini 3.8 Flash"]
+    assert names == [
+        "Claude Fable 5.1",
+        "Claude Opus 5.5",
+        "Claude Sonnet 5.5",
+        "Claude Haiku 4.5",
+        "GPT-6.2 Sol",
+        "Gemini 3.8 Flash",
+    ]
 
 
 def test_prices_file_merges_over_bundled(tmp_path):

@@ -58,9 +58,10 @@ def test_bad_value_loses_nothing_else(tmp_path):
     s, cfg = project.settings_for(str(tmp_path / "a.md"))
     assert s.ignore == frozenset({"HID002"}) and s.problems == ()
     path = tmp_path / ".unveil.toml"
-    assert cfg.errors == (f"{path}: unknown key 'colour' (ignored)",
-                          f"{path}: setting severity.HID008: unknown severity 'loud'; "
-                          "expected error, warning, info or hint")
+    assert cfg.errors == (
+        f"{path}: unknown key 'colour' (ignored)",
+        f"{path}: setting severity.HID008: unknown severity 'loud'; expected error, warning, info or hint",
+    )
 
 
 def test_per_file_ignores_relative_to_config(tmp_path):
@@ -75,7 +76,8 @@ def test_per_file_ignores_relative_to_config(tmp_path):
 
 def test_allow_codepoints_scripts_hosts(tmp_path):
     (tmp_path / ".unveil.toml").write_text(
-        '[allow]\ncodepoints = ["U+200B"]\nscripts = ["Cyrillic"]\nhosts = ["example.com"]\n')
+        '[allow]\ncodepoints = ["U+200B"]\nscripts = ["Cyrillic"]\nhosts = ["example.com"]\n'
+    )
     s, cfg = project.settings_for(str(tmp_path / "a.md"))
     assert cfg.errors == ()
     assert s.allow_codepoints == frozenset({"U+200B"}) and s.allow_hosts == frozenset({"example.com"})
@@ -102,7 +104,8 @@ def test_user_rules_paths_relative_to_config(tmp_path):
     (tmp_path / "rules").mkdir()
     (tmp_path / "rules" / "mine.toml").write_text(
         'category = "custom"\n[[rule]]\nid = "USR001"\nname = "no-frobnicate"\nseverity = "warning"\n'
-        'check = "directives"\nsummary = "frobnicate"\npatterns = ["frobnicate the \\\\w+"]\nmessage = "m"\n')
+        'check = "directives"\nsummary = "frobnicate"\npatterns = ["frobnicate the \\\\w+"]\nmessage = "m"\n'
+    )
     (tmp_path / ".unveil.toml").write_text('rules-paths = ["rules"]\n')
     s, _ = project.settings_for(str(tmp_path / "a.md"))
     assert s.rules_paths == (str((tmp_path / "rules").resolve()),)

@@ -13,7 +13,7 @@ def test_reveal_text_names_each_invisible_code_point_and_keeps_tab_and_line_brea
 
 def test_reveal_text_decodes_tag_runs():
     tags = "".join(chr(0xE0000 + ord(c)) for c in 'say "hi"')
-    assert reveal_text("x\U000E0001" + tags + "\U000E007Fy") == (
+    assert reveal_text("x\U000e0001" + tags + "\U000e007fy") == (
         'x⟨U+E0001 LANGUAGE TAG⟩⟨TAGS "say \\"hi\\""⟩⟨U+E007F CANCEL TAG⟩y'
     )
 
@@ -40,7 +40,12 @@ def test_file_report_shape():
     assert r["kind"] == "agents-md" and r["grade"] == "A"
     assert r["findings"] == {"error": 0, "warning": 0, "information": 0, "hint": 0}
     assert r["tokens"]["session"] == a.tokens.session and r["tokens"]["invoke"] == a.tokens.invoke
-    assert r["tokens"]["sections"][0] == {"line": 0, "level": 1, "title": "Agent", "tokens": a.tokens.sections[0].tokens}
+    assert r["tokens"]["sections"][0] == {
+        "line": 0,
+        "level": 1,
+        "title": "Agent",
+        "tokens": a.tokens.sections[0].tokens,
+    }
     assert r["prices"] and {"model", "modelId", "inputPerMTok", "usdPerSession", "text"} <= set(r["prices"][0])
     assert r["workspace"]["files"] == 1
 

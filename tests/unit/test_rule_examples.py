@@ -19,8 +19,8 @@ def test_rule_files_load_without_errors():
 @pytest.mark.parametrize("rule", RULES, ids=[r.id for r in RULES])
 def test_rule_examples(rule):
     if rule.raw.get("examples") == "none":  # e.g. UNV001: only a crashing check fires it
-        assert rule.raw.get("examples_reason"), f"{rule.id}: examples = \"none\" needs an examples_reason"
-        assert not rule.bad and not rule.good, f"{rule.id}: examples = \"none\" but examples given"
+        assert rule.raw.get("examples_reason"), f'{rule.id}: examples = "none" needs an examples_reason'
+        assert not rule.bad and not rule.good, f'{rule.id}: examples = "none" but examples given'
         pytest.skip(f"{rule.id}: {rule.raw['examples_reason']}")
     assert rule.bad, f"{rule.id} has no bad example"
     assert rule.good, f"{rule.id} has no good example"

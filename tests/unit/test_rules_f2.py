@@ -89,12 +89,12 @@ def test_tools_star_range_on_value():
 def test_tools_star_list_forms():
     a, fs = findings("---\ntools: ['*']\n---\nx\n", ".github/agents/a.agent.md")
     assert at(a, fs, "AGY001") == [(2, 8, "'*'", Severity.WARNING)]
-    a, fs = findings("---\ntools:\n  - Read\n  - \"*\"\n---\nx\n", ".github/agents/a.agent.md")
+    a, fs = findings('---\ntools:\n  - Read\n  - "*"\n---\nx\n', ".github/agents/a.agent.md")
     assert at(a, fs, "AGY001") == [(4, 4, '"*"', Severity.WARNING)]
 
 
 def test_tools_star_only_in_frontmatter_and_not_mcp_wildcards():
-    _, fs = findings("Set `tools: \"*\"` in the agent to allow everything.\n")
+    _, fs = findings('Set `tools: "*"` in the agent to allow everything.\n')
     assert not [f for f in fs if f.rule == "AGY001"]
     _, fs = findings("---\ntools: ['github/*', 'playwright/*']\n---\nx\n", ".github/agents/a.agent.md")
     assert not [f for f in fs if f.rule == "AGY001"]
@@ -221,8 +221,13 @@ def test_synthetic_positive_found_at_line(name, rule, line):
 
 
 @pytest.mark.parametrize(
-    "name", ["51_neg_rtl_localisation.md", "53_neg_security_reviewer_quotes_attacks.md",
-             "55_neg_env_example_guidance.md", "57_neg_base64_data_uri_logo.md"]
+    "name",
+    [
+        "51_neg_rtl_localisation.md",
+        "53_neg_security_reviewer_quotes_attacks.md",
+        "55_neg_env_example_guidance.md",
+        "57_neg_base64_data_uri_logo.md",
+    ],
 )
 def test_synthetic_negative_no_error(name):
     a, fs = findings((CORPUS / "synthetic" / name).read_text(encoding="utf-8"), name)

@@ -48,9 +48,19 @@ def test_scan_summary(tmp_path):
     assert (files["README.md"]["kind"], files["README.md"]["counted"]) == ("markdown", False)
     assert files["CLAUDE.md"]["uri"] == (tmp_path / "CLAUDE.md").as_uri()
     assert [(k["kind"], k["files"], k["session"], k["invoke"]) for k in d["kinds"]] == [
-        ("claude-md", 1, 18, 0), ("claude-agent", 1, 11, 3), ("markdown", 2, 7, 0)]
-    assert d["total"] == {"files": 2, "session": 29, "invoke": 3, "claudeSession": 45, "claudeInvoke": 5,
-                          "findings": {"error": 0, "warning": 1, "info": 0, "hint": 0}, "grade": "B"}
+        ("claude-md", 1, 18, 0),
+        ("claude-agent", 1, 11, 3),
+        ("markdown", 2, 7, 0),
+    ]
+    assert d["total"] == {
+        "files": 2,
+        "session": 29,
+        "invoke": 3,
+        "claudeSession": 45,
+        "claudeInvoke": 5,
+        "findings": {"error": 0, "warning": 1, "info": 0, "hint": 0},
+        "grade": "B",
+    }
     assert d["budget"] == {"workspaceSessionTokens": 20000, "over": False}
     assert d["root"] == tmp_path.as_uri() and d["complete"] is True
 
@@ -69,15 +79,25 @@ def test_cli_cost_folder_table(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["cost", "."]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].split() == ["file", "every", "session", "once", "invoked", "≈", "Claude/session", "grade",
-                              "err/warn/info"]
+    assert out[0].split() == [
+        "file",
+        "every",
+        "session",
+        "once",
+        "invoked",
+        "≈",
+        "Claude/session",
+        "grade",
+        "err/warn/info",
+    ]
     assert out[1].split() == ["CLAUDE.md", "memory", "(1", "file)", "18", "0", "28", "B", "0/1/0"]
     assert out[2].split() == ["CLAUDE.md", "18", "0", "28", "B", "0/1/0"]
     assert out[3].split() == ["Claude", "Code", "subagent", "(1", "file)", "11", "3", "17", "A", "0/0/0"]
     assert out[6].split() == ["README.md", "4", "0", "6", "A", "0/0/0"]
     assert out[8].split() == ["Total", "(2", "agent", "files)", "29", "3", "45", "B", "0/1/0"]
-    assert out[9] == ("Every-session tokens 29 are within the workspace budget of 20,000 "
-                      "(budgets.workspaceSessionTokens).")
+    assert out[9] == (
+        "Every-session tokens 29 are within the workspace budget of 20,000 (budgets.workspaceSessionTokens)."
+    )
 
 
 def test_cli_cost_folder_json(tmp_path, monkeypatch, capsys):
@@ -87,8 +107,6 @@ def test_cli_cost_folder_json(tmp_path, monkeypatch, capsys):
     data = json.loads(capsys.readouterr().out)
     ws = data["workspace"]
     assert ws["total"]["session"] == 29 and ws["total"]["files"] == 2
-    assert [f["path"] for f in ws["files"]] == [".claude/agents/reviewer.md", "CLAUDE.md", "README.md",
-                                                "docs/style.md"]
+    assert [f["path"] for f in ws["files"]] == [".claude/agents/reviewer.md", "CLAUDE.md", "README.md", "docs/style.md"]
     # the per-file list of the existing report agrees with the summary
-    assert {f["path"]: f["tokens"]["session"] for f in data["files"]} == {
-        f["path"]: f["session"] for f in ws["files"]}
+    assert {f["path"]: f["tokens"]["session"] for f in data["files"]} == {f["path"]: f["session"] for f in ws["files"]}

@@ -11,7 +11,8 @@ import traceback
 from dataclasses import dataclass, field, replace
 from typing import overload
 
-from unveil.core import cost, frontmatter, grade as grading, kinds, markdown, tokens
+from unveil.core import cost, frontmatter, kinds, markdown, tokens
+from unveil.core import grade as grading
 from unveil.core.checks import Context, all_checks
 from unveil.core.config import DEFAULT_SETTINGS, Settings
 from unveil.core.document import Document
@@ -51,8 +52,9 @@ class Analysis:
         return self.doc.text
 
 
-def _apply_metadata(found: list[Finding], rules: RuleSet, settings: Settings, path: str | None = None,
-                    doc: Document | None = None) -> list[Finding]:
+def _apply_metadata(
+    found: list[Finding], rules: RuleSet, settings: Settings, path: str | None = None, doc: Document | None = None
+) -> list[Finding]:
     """Enabled rules, per-file ignores, allow-lists (:mod:`unveil.core.project`) and severity
     overrides; sorted by position."""
     from unveil.core import project
@@ -151,10 +153,21 @@ def analyze(
             raise
         except BaseException as exc:  # noqa: BLE001 - a tokenizer failure leaves the findings intact
             log.error("token report failed on %s: %s\n%s", path, exc, traceback.format_exc())
-            result.findings = sorted(result.findings + [Finding(
-                INTERNAL_RULE, Severity.ERROR, 0, 0,
-                f"unveil could not count this file's tokens ({type(exc).__name__}: {exc}); "
-                "token budgets were not checked", category="internal")], key=lambda f: (f.start, f.end, f.rule))
+            result.findings = sorted(
+                result.findings
+                + [
+                    Finding(
+                        INTERNAL_RULE,
+                        Severity.ERROR,
+                        0,
+                        0,
+                        f"unveil could not count this file's tokens ({type(exc).__name__}: {exc}); "
+                        "token budgets were not checked",
+                        category="internal",
+                    )
+                ],
+                key=lambda f: (f.start, f.end, f.rule),
+            )
             result.grade = grading.grade(result.findings)
     return result
 
@@ -162,16 +175,21 @@ def analyze(
 SYMLINK_RULE = "UNV020"
 
 
-def refused(path: str, target: str, settings: Settings = DEFAULT_SETTINGS, *,
-            rules: RuleSet | None = None) -> Analysis:
+def refused(path: str, target: str, settings: Settings = DEFAULT_SETTINGS, *, rules: RuleSet | None = None) -> Analysis:
     """The analysis of a file that is a symlink leaving the scanned root: its content is never
     read (an empty document stands in); one ``UNV020`` error finding names the target."""
     doc = Document("")
     md = markdown.parse(doc)
     kind = kinds.detect_kind(path, {}, settings.kind_map)
-    f = Finding(SYMLINK_RULE, Severity.ERROR, 0, 0,
-                f"this file is a symbolic link to {target}, outside the scanned folder: not read. An agent "
-                "loading it would read that file instead", category="internal")
+    f = Finding(
+        SYMLINK_RULE,
+        Severity.ERROR,
+        0,
+        0,
+        f"this file is a symbolic link to {target}, outside the scanned folder: not read. An agent "
+        "loading it would read that file instead",
+        category="internal",
+    )
     findings = _apply_metadata([f], rules or bundled_rules(), settings, path, doc)
     result = Analysis(doc=doc, path=path, kind=kind, markdown=md, findings=findings, settings=settings)
     result.grade = grading.grade(findings)
@@ -193,7 +211,7 @@ def _redact_secrets(findings: list[Finding], text: str) -> list[Finding]:
     in every finding's message and ``hidden_text``, e.g. a comment revealing ``<!-- ghp_… -->``."""
     from unveil.core.redact import redact
 
-    secrets = {text[f.start:f.end] for f in findings if f.category == "secrets" and f.end - f.start >= 8}
+    secrets = {text[f.start : f.end] for f in findings if f.category == "secrets" and f.end - f.start >= 8}
     if not secrets:
         return findings
     order = sorted(secrets, key=len, reverse=True)
@@ -216,8 +234,15 @@ def _redact_secrets(findings: list[Finding], text: str) -> list[Finding]:
 
 def with_tokens(result: Analysis) -> Analysis:
     """Fill in the token report (waits for the tokenizer if it is still loading)."""
-    ctx = Context(doc=result.doc, markdown=result.markdown, kind=result.kind, settings=result.settings, path=result.path,
-                  imports=result.extra.get("imports"), frontmatter=result.extra.get("frontmatter"))
+    ctx = Context(
+        doc=result.doc,
+        markdown=result.markdown,
+        kind=result.kind,
+        settings=result.settings,
+        path=result.path,
+        imports=result.extra.get("imports"),
+        frontmatter=result.extra.get("frontmatter"),
+    )
     result.tokens = cost.token_report(ctx)
     # Tokens of each hidden span, so hover can say what a hidden instruction costs.
     text = result.doc.text
@@ -256,9 +281,16 @@ def _imported_findings(tree, settings: Settings, rules: RuleSet | None) -> list[
         return imports.import_findings(tree, analyse)
     except Exception as exc:  # noqa: BLE001 - never lose the root's own findings
         log.error("imported-file findings failed: %s\n%s", exc, traceback.format_exc())
-        return [Finding(INTERNAL_RULE, Severity.ERROR, 0, 0,
-                        f"unveil could not analyse this file's imports ({type(exc).__name__}: {exc})",
-                        category="internal")]
+        return [
+            Finding(
+                INTERNAL_RULE,
+                Severity.ERROR,
+                0,
+                0,
+                f"unveil could not analyse this file's imports ({type(exc).__name__}: {exc})",
+                category="internal",
+            )
+        ]
 
 
 def _resolve_imports(text, path, kind, md, reader):
@@ -268,8 +300,9 @@ def _resolve_imports(text, path, kind, md, reader):
     if kind not in imports.IMPORT_HOSTS or not path:
         return None
     try:
-        return imports.resolve(text, path, kind, reader or imports.disk_reader(), in_code=md.in_code,
-                               skip_before=md.body_start)
+        return imports.resolve(
+            text, path, kind, reader or imports.disk_reader(), in_code=md.in_code, skip_before=md.body_start
+        )
     except Exception as exc:  # noqa: BLE001 - imports never stop an analysis
         log.error("import resolution failed on %s: %s", path, exc)
         return None

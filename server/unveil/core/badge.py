@@ -24,8 +24,14 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 GRADE_COLOURS = {"A": "brightgreen", "B": "green", "C": "yellow", "D": "orange", "F": "red"}
-HEX = {"brightgreen": "#4c1", "green": "#97ca00", "yellow": "#dfb317", "orange": "#fe7d37", "red": "#e05d44",
-       "lightgrey": "#9f9f9f"}
+HEX = {
+    "brightgreen": "#4c1",
+    "green": "#97ca00",
+    "yellow": "#dfb317",
+    "orange": "#fe7d37",
+    "red": "#e05d44",
+    "lightgrey": "#9f9f9f",
+}
 LABEL = "unveil"
 TOKENIZER = "o200k_base"
 _WIDTHS_FILE = Path(__file__).resolve().parent.parent / "data" / "verdana-11px.json"

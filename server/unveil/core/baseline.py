@@ -42,8 +42,12 @@ def build(results: Iterable) -> dict:
     findings = {}
     for r in results:
         for fp, f in zip(fp_mod.analysis_fingerprints(r.analysis, r.path), r.analysis.findings):
-            findings[fp] = {"path": r.path, "rule": f.rule, "severity": f.severity.label,
-                            "message": f.message.encode("utf-8", "surrogateescape").decode("utf-8", "replace")}
+            findings[fp] = {
+                "path": r.path,
+                "rule": f.rule,
+                "severity": f.severity.label,
+                "message": f.message.encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
+            }
     return {"version": FORMAT_VERSION, "findings": findings}
 
 
@@ -63,7 +67,11 @@ def load(path: str | Path) -> dict:
         raise BaselineError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BaselineError(f"{path}: not a valid baseline file ({exc})") from None
-    if not isinstance(data, dict) or data.get("version") != FORMAT_VERSION or not isinstance(data.get("findings"), dict):
+    if (
+        not isinstance(data, dict)
+        or data.get("version") != FORMAT_VERSION
+        or not isinstance(data.get("findings"), dict)
+    ):
         raise BaselineError(f"{path}: not a valid baseline file (expected version {FORMAT_VERSION} and `findings`)")
     return data
 
@@ -100,7 +108,11 @@ def apply(results: list, doc: dict) -> Applied:
             marked.append(f.with_(**changes))
         r.analysis.findings = marked
     scanned = {r.path for r in results}
-    out.stale = {k: v for k, v in sorted(entries.items()) if k not in seen and (v.get("path") in scanned or not Path(str(v.get("path", ""))).exists())}
+    out.stale = {
+        k: v
+        for k, v in sorted(entries.items())
+        if k not in seen and (v.get("path") in scanned or not Path(str(v.get("path", ""))).exists())
+    }
     return out
 
 

@@ -214,8 +214,9 @@ class Settings:
                 kind_map = dict(self.kind_map)
                 for pattern, kind_id in raw.items():
                     if not isinstance(kind_id, str) or kind_id not in known:
-                        problems.append(f"setting kinds.{pattern}: unknown kind {kind_id!r} "
-                                        f"(known: {', '.join(sorted(known))})")
+                        problems.append(
+                            f"setting kinds.{pattern}: unknown kind {kind_id!r} (known: {', '.join(sorted(known))})"
+                        )
                     elif not str(pattern).strip("/"):
                         problems.append(f"setting kinds: empty glob for kind {kind_id!r}")
                     else:
@@ -286,8 +287,9 @@ def _merge_project_keys(self: Settings, data: Mapping[str, Any], changes: dict, 
                 if value is None or not str(glob).strip():
                     problems.append(f"setting perFileIgnores.{glob}: must be a list of rule ids or categories")
                 else:
-                    pfi[str(glob)] = _expanded(f"perFileIgnores.{glob}", value,
-                                               bool(data.get("rulesPaths") or self.rules_paths), problems)
+                    pfi[str(glob)] = _expanded(
+                        f"perFileIgnores.{glob}", value, bool(data.get("rulesPaths") or self.rules_paths), problems
+                    )
             changes["per_file_ignores"] = tuple(pfi.items())
         else:
             problems.append("setting 'perFileIgnores' must map path globs to lists of rule ids or categories")
@@ -304,11 +306,11 @@ def _merge_project_keys(self: Settings, data: Mapping[str, Any], changes: dict, 
             for item in items or []:
                 cp = _codepoint_id(item)
                 if cp is None:
-                    problems.append(f"setting allow.codepoints: {item!r} is not a code point (use \"U+200B\")")
+                    problems.append(f'setting allow.codepoints: {item!r} is not a code point (use "U+200B")')
                 else:
                     out.add(cp)
             if items is None:
-                problems.append("setting allow.codepoints must be a list like [\"U+200B\"]")
+                problems.append('setting allow.codepoints must be a list like ["U+200B"]')
             changes["allow_codepoints"] = frozenset(out)
         if raw.get("scripts") is not None:
             import regex
@@ -320,7 +322,7 @@ def _merge_project_keys(self: Settings, data: Mapping[str, Any], changes: dict, 
                     regex.compile(rf"\p{{Script={item}}}")
                     out.add(item)
                 except regex.error:
-                    problems.append(f"setting allow.scripts: {item!r} is not a Unicode script name (e.g. \"Cyrillic\")")
+                    problems.append(f'setting allow.scripts: {item!r} is not a Unicode script name (e.g. "Cyrillic")')
             if items is None:
                 problems.append("setting allow.scripts must be a list of Unicode script names")
             changes["allow_scripts"] = frozenset(out)
@@ -359,8 +361,10 @@ def _merge_discovery_keys(data: Mapping[str, Any], changes: dict, problems: list
         if mode in DOCUMENTATION_MODES:
             changes["documentation"] = mode
         else:
-            problems.append(f"setting 'documentation' must be one of {', '.join(DOCUMENTATION_MODES)}, "
-                            f"got {data['documentation']!r}")
+            problems.append(
+                f"setting 'documentation' must be one of {', '.join(DOCUMENTATION_MODES)}, "
+                f"got {data['documentation']!r}"
+            )
 
 
 DEFAULT_SETTINGS = Settings()

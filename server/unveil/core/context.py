@@ -36,7 +36,6 @@ from unveil.core.findings import Severity
 # --------------------------------------------------------------------------------------------
 # Model view: defined in unveil.core.normalize (with the normalised reading); re-exported here
 # --------------------------------------------------------------------------------------------
-
 from unveil.core.normalize import ModelView, model_view  # noqa: E402,F401
 
 # --------------------------------------------------------------------------------------------
@@ -359,7 +358,9 @@ _FILLER = regex.compile(
 _SCOPE_CHARS = 160
 """A negation governs a hit at most this many code points after it (one clause)."""
 _POST_CUT = regex.compile(
-    r"[;.!?](?=\s)|[。！？；]|\n|\b(?:but|however|instead|otherwise|so|and\s+then)\b|[,，]\s*(?:and\s+)?(?=" + _ACTION + ")",
+    r"[;.!?](?=\s)|[。！？；]|\n|\b(?:but|however|instead|otherwise|so|and\s+then)\b|[,，]\s*(?:and\s+)?(?="
+    + _ACTION
+    + ")",
     regex.I,
 )
 _POST_PROHIBITION = regex.compile(
@@ -407,7 +408,17 @@ _EXAMPLE_BEFORE = regex.compile(
     regex.I,
 )
 _LIST_ITEM = regex.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+|[ \t]*\|")
-_QUOTES = (('"', '"'), ("“", "”"), ("`", "`"), ("'", "'"), ("«", "»"), ("‘", "’"), ("「", "」"), ("『", "』"), ("„", "“"))
+_QUOTES = (
+    ('"', '"'),
+    ("“", "”"),
+    ("`", "`"),
+    ("'", "'"),
+    ("«", "»"),
+    ("‘", "’"),
+    ("「", "」"),
+    ("『", "』"),
+    ("„", "“"),
+)
 _QUOTE_MAX = 300
 """A quoted example is at most this many code points long (a quote opened earlier in a long
 sentence and never closed does not make the rest of it an example)."""
@@ -489,7 +500,7 @@ def _governs(pre: str) -> bool:
     last, english = _last_negation(pre)
     if last is None or _NEG_NOT.match(pre, last.start()):
         return False
-    between = pre[last.end():]
+    between = pre[last.end() :]
     if len(between) > _SCOPE_CHARS or _CONTRAST.search(between):
         return False
     word = last.group(0).lower()
@@ -498,7 +509,7 @@ def _governs(pre: str) -> bool:
             return False
     else:
         for m in _COMMA_ACTION.finditer(between):
-            head, rest = between[: m.start()], between[m.end():]
+            head, rest = between[: m.start()], between[m.end() :]
             # "never, under any circumstances, run …": the negation still waits for its verb;
             # "never read, print or upload …": an enumeration of verbs under one negation
             if not _FILLER.match(head) and not regex.search(r"\b(?:or|nor)\b", rest, regex.I):
@@ -569,7 +580,9 @@ def _in_denylist(vt: str, vstart: int, region_start: int, code_or_fm: bool) -> b
             continue
         if line.lstrip().startswith("#"):
             return False  # a heading is not the list's lead-in
-        return bool(line.rstrip().endswith(":") and (_DENY_LEAD.search(line) or (len(line) <= 60 and _DENY_HEAD.search(line))))
+        return bool(
+            line.rstrip().endswith(":") and (_DENY_LEAD.search(line) or (len(line) <= 60 and _DENY_HEAD.search(line)))
+        )
     return False
 
 
@@ -595,7 +608,10 @@ def _quoted(vt: str, us: int, ue: int, vstart: int, vend: int) -> bool:
     return False
 
 
-_WRAP_MARKER = regex.compile(r"(?:\be\.g\.|\bi\.e\.|\bsuch\s+as|\blike|\bfor\s+(?:example|instance)|\bphrases?|\bpatterns?|\bstrings?|:)[\s,]*\Z", regex.I)
+_WRAP_MARKER = regex.compile(
+    r"(?:\be\.g\.|\bi\.e\.|\bsuch\s+as|\blike|\bfor\s+(?:example|instance)|\bphrases?|\bpatterns?|\bstrings?|:)[\s,]*\Z",
+    regex.I,
+)
 
 
 def _evidence_start(vt: str, us: int, vstart: int) -> int:
@@ -628,8 +644,16 @@ def _fence_caption(dc: DocContext, code_span: tuple[int, int]) -> str:
     return info + "\n" + caption
 
 
-def judge(dc: DocContext, opts: ContextOptions, base: Severity, vstart: int, vend: int,
-          compiled_raise: Sequence = (), compiled_lower: Sequence = (), timeout: float = 0.25) -> Judgement:
+def judge(
+    dc: DocContext,
+    opts: ContextOptions,
+    base: Severity,
+    vstart: int,
+    vend: int,
+    compiled_raise: Sequence = (),
+    compiled_lower: Sequence = (),
+    timeout: float = 0.25,
+) -> Judgement:
     """Severity of a hit at view offsets ``[vstart, vend)`` given its context. ``reasons``
     names what changed it (for the message): ``"prohibition"``, ``"deny-list"``,
     ``"quoted example"``, ``"code"``, ``"context"``, ``"floor"``, ``"hidden"``,
@@ -639,7 +663,7 @@ def judge(dc: DocContext, opts: ContextOptions, base: Severity, vstart: int, ven
     region = dc.regions.region(ostart)
     code_span = dc.regions.code_span(ostart)
     in_code = code_span is not None
-    block = code_span is not None and "\n" in dc.original[code_span[0]:code_span[1]]
+    block = code_span is not None and "\n" in dc.original[code_span[0] : code_span[1]]
     line_only = region in ("frontmatter",) or block
     us, ue = unit_bounds(vt, vstart, vend, line_only=line_only)
     pre, post = vt[us:vstart], vt[vend:ue]
@@ -648,20 +672,26 @@ def judge(dc: DocContext, opts: ContextOptions, base: Severity, vstart: int, ven
     if opts.prohibition == "lower" and _is_prohibition(pre, post):
         lowered = True
         reasons.append("prohibition")
-    if not lowered and opts.denylist == "lower" and _in_denylist(
-            vt, vstart, _region_start(dc, ostart, code_span), in_code or region == "frontmatter"):
+    if (
+        not lowered
+        and opts.denylist == "lower"
+        and _in_denylist(vt, vstart, _region_start(dc, ostart, code_span), in_code or region == "frontmatter")
+    ):
         lowered = True
         reasons.append("deny-list")
     if not lowered and opts.quoted == "lower":
         if block and code_span is not None:
             # a code block: lowered when its own caption introduces an example / detection list
             caption = _fence_caption(dc, code_span)
-            if (_EXAMPLE.search(caption) or _DENY_LEAD.search(caption.rsplit("\n", 1)[-1])
-                    or (_quoted(vt, us, ue, vstart, vend) and _EXAMPLE.search(vt[us:ue]))):
+            if (
+                _EXAMPLE.search(caption)
+                or _DENY_LEAD.search(caption.rsplit("\n", 1)[-1])
+                or (_quoted(vt, us, ue, vstart, vend) and _EXAMPLE.search(vt[us:ue]))
+            ):
                 lowered = True
                 reasons.append("quoted example")
         elif in_code or _quoted(vt, us, ue, vstart, vend):
-            if _EXAMPLE.search(vt[_evidence_start(vt, us, vstart):ue]):
+            if _EXAMPLE.search(vt[_evidence_start(vt, us, vstart) : ue]):
                 lowered = True
                 reasons.append("quoted example")
         elif _EXAMPLE_BEFORE.search(pre):

@@ -219,7 +219,9 @@ def token_report(ctx, wait: bool = True) -> TokenReport | None:
     if fm.error:
         notes.append(f"Frontmatter: {fm.error}; values were read line by line.")
     if fm.duplicate_keys:
-        notes.append("Frontmatter repeats " + ", ".join(repr(k) for k in fm.duplicate_keys) + "; the last value is used.")
+        notes.append(
+            "Frontmatter repeats " + ", ".join(repr(k) for k in fm.duplicate_keys) + "; the last value is used."
+        )
 
     model = kind.cost
     session = invoke = 0
@@ -236,7 +238,9 @@ def token_report(ctx, wait: bool = True) -> TokenReport | None:
         else:
             listing = agent_listing(name, desc, meta.get("tools"))
             session = count(listing)
-            basis = "subagent: the listing line '- name: description (Tools: …)' every session; the body once delegated to"
+            basis = (
+                "subagent: the listing line '- name: description (Tools: …)' every session; the body once delegated to"
+            )
         if fm.error:
             notes.append("Claude Code skips subagent files whose frontmatter is not valid YAML.")
     elif model == "skill-listing":
@@ -302,7 +306,7 @@ def token_report(ctx, wait: bool = True) -> TokenReport | None:
             session, invoke = 0, body_tokens
             basis = "Cursor manual rule: the body only when @-mentioned"
         if isinstance(always, str) and always.strip().lower() == "true":
-            notes.append("alwaysApply is the string \"true\", which Cursor treats as false; write alwaysApply: true.")
+            notes.append('alwaysApply is the string "true", which Cursor treats as false; write alwaysApply: true.')
     elif model == "windsurf-rule":
         trigger = _text(meta.get("trigger")).lower()
         if trigger == "model_decision":
@@ -357,7 +361,9 @@ def token_report(ctx, wait: bool = True) -> TokenReport | None:
         session, invoke = body_tokens, 0
         basis = "output style: the body is appended to the system prompt of every request while selected"
         if not truthy(meta.get("keep-coding-instructions")):
-            notes.append("keep-coding-instructions is false: Claude Code also removes its built-in coding instructions.")
+            notes.append(
+                "keep-coding-instructions is false: Claude Code also removes its built-in coding instructions."
+            )
     else:
         session, invoke = total, 0
         basis = "unknown markdown: counted as whole file every session"
@@ -477,8 +483,13 @@ def estimate_note(rows: Iterable) -> str | None:
     tokens × the measured Claude/o200k tokenizer ratio (1.55)."``; ``None`` when no row has an
     estimate. Ratios come from each model's ``token_ratio_vs_o200k`` (research note
     agent-formats.md §5.6)."""
-    ratios = sorted({float(r.token_ratio) for r in rows
-                     if getattr(r, "approx_usd_per_session", None) is not None and getattr(r, "token_ratio", None)})
+    ratios = sorted(
+        {
+            float(r.token_ratio)
+            for r in rows
+            if getattr(r, "approx_usd_per_session", None) is not None and getattr(r, "token_ratio", None)
+        }
+    )
     if not ratios:
         return None
     shown = ", ".join(f"{x:g}" for x in ratios)

@@ -42,8 +42,21 @@ OFFSCREEN_PX = -1000.0
 """``left``/``top`` at or below this many CSS pixels put the element off screen."""
 TEXT_INDENT_PX = -999.0
 """``text-indent`` at or below this many CSS pixels pushes the text out of its box."""
-_PX = {"px": 1.0, "em": 16.0, "rem": 16.0, "pt": 4 / 3, "pc": 16.0, "in": 96.0, "cm": 96 / 2.54,
-       "mm": 96 / 25.4, "q": 96 / 101.6, "vw": 10.0, "vh": 10.0, "ch": 8.0, "ex": 8.0}
+_PX = {
+    "px": 1.0,
+    "em": 16.0,
+    "rem": 16.0,
+    "pt": 4 / 3,
+    "pc": 16.0,
+    "in": 96.0,
+    "cm": 96 / 2.54,
+    "mm": 96 / 25.4,
+    "q": 96 / 101.6,
+    "vw": 10.0,
+    "vh": 10.0,
+    "ch": 8.0,
+    "ex": 8.0,
+}
 
 
 def _tokens(decl) -> list:
@@ -197,7 +210,9 @@ def hidden_by_declarations(decls: list[tuple[str, list, bool]], background=None)
         if px is not None and px < 1:
             return f"font-size: {tinycss2.serialize(fs).strip()}"
     overflow = " ".join(t.lower_value for t in v.get("overflow", []) if t.type == "ident")
-    overflow += " " + " ".join(t.lower_value for k in ("overflow-x", "overflow-y") for t in v.get(k, []) if t.type == "ident")
+    overflow += " " + " ".join(
+        t.lower_value for k in ("overflow-x", "overflow-y") for t in v.get(k, []) if t.type == "ident"
+    )
     if "hidden" in overflow or "clip" in overflow:
         for key in ("height", "max-height", "width", "max-width"):
             val = v.get(key)

@@ -23,7 +23,6 @@ Pure: no LSP, no CLI imports.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
@@ -31,8 +30,25 @@ from typing import Callable, Iterator, Sequence
 from unveil.core import kinds
 
 SKIP_DIRS = frozenset(
-    {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache",
-     ".pytest_cache", ".ruff_cache", "dist", "build", "target", ".next", ".cache"}
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        "dist",
+        "build",
+        "target",
+        ".next",
+        ".cache",
+    }
 )
 """Folder names never descended into when a folder is walked."""
 
@@ -107,8 +123,13 @@ def tracked_files(root: Path) -> tuple[frozenset[Path], frozenset[Path]] | None:
     import subprocess
 
     try:
-        res = subprocess.run(["git", "-c", "core.fsmonitor=false", "ls-files", "-z", "--cached"], cwd=root,
-                             capture_output=True, timeout=120, check=False)
+        res = subprocess.run(
+            ["git", "-c", "core.fsmonitor=false", "ls-files", "-z", "--cached"],
+            cwd=root,
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     if res.returncode != 0:
@@ -152,8 +173,9 @@ class Filters:
     _repo: dict = field(default_factory=dict, repr=False)
 
     @classmethod
-    def from_settings(cls, settings, base: Path | None = None, source: str = "settings",
-                      gitignore: bool = True) -> "Filters":
+    def from_settings(
+        cls, settings, base: Path | None = None, source: str = "settings", gitignore: bool = True
+    ) -> "Filters":
         """Filters from a :class:`~unveil.core.config.Settings`' ``exclude`` /
         ``extend_exclude`` (globs relative to ``base``, default the working directory)."""
         base = (base or Path.cwd()).absolute()
@@ -165,12 +187,20 @@ class Filters:
             skip = frozenset()
             globs += [Exclude(p, base, f"{source} exclude") for p in exclude]
         globs += [Exclude(p, base, f"{source} extend-exclude") for p in extend]
-        return cls(skip_names=skip, excludes=tuple(g for g in globs if glob_problem(g.pattern) is None),
-                   gitignore=gitignore)
+        return cls(
+            skip_names=skip, excludes=tuple(g for g in globs if glob_problem(g.pattern) is None), gitignore=gitignore
+        )
 
     @classmethod
-    def for_root(cls, root: Path, exclude: Sequence[str] | None = None, extend_exclude: Sequence[str] = (),
-                 cwd: Path | None = None, gitignore: bool = True, use_config: bool = True) -> "Filters":
+    def for_root(
+        cls,
+        root: Path,
+        exclude: Sequence[str] | None = None,
+        extend_exclude: Sequence[str] = (),
+        cwd: Path | None = None,
+        gitignore: bool = True,
+        use_config: bool = True,
+    ) -> "Filters":
         """The filters of a walk of ``root``: the nearest project configuration's ``exclude`` /
         ``extend-exclude`` (relative to its folder; :func:`unveil.core.project.find` from
         ``root``; left out when ``use_config`` is false), then the command line's (relative to
@@ -337,8 +367,12 @@ class Collected:
     never read, reported as ``UNV020`` findings."""
 
 
-def collect(paths: Sequence[str], cwd: Path | None = None, kind_map=None,
-            filters: "Filters | Callable[[Path], Filters] | None" = None) -> Collected:
+def collect(
+    paths: Sequence[str],
+    cwd: Path | None = None,
+    kind_map=None,
+    filters: "Filters | Callable[[Path], Filters] | None" = None,
+) -> Collected:
     """Expand command-line paths: files are taken as given (whatever their kind, and whatever
     the filters say: a file named explicitly is always scanned); folders are walked with
     :func:`walk` and ``filters`` (one :class:`Filters` for every folder, a function of the
@@ -369,8 +403,11 @@ def collect(paths: Sequence[str], cwd: Path | None = None, kind_map=None,
             p = cwd / p
         p = Path(os.path.normpath(p))
         if p.is_dir():
+
             def onerror(exc: OSError, p: Path = p) -> None:
-                out.errors.append(f"{display_path(Path(exc.filename or p), cwd)}: cannot list folder: {exc.strerror or exc}")
+                out.errors.append(
+                    f"{display_path(Path(exc.filename or p), cwd)}: cannot list folder: {exc.strerror or exc}"
+                )
 
             if isinstance(filters, Filters):
                 f_ = filters
@@ -378,6 +415,7 @@ def collect(paths: Sequence[str], cwd: Path | None = None, kind_map=None,
                 f_ = filters(p)
             else:
                 f_ = Filters.for_root(p, cwd=cwd)
+
             def escaped(f: Path, target: Path) -> None:
                 out.outside.append((display_path(f.absolute(), cwd), f.absolute(), target))
 

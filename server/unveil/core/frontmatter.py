@@ -193,8 +193,10 @@ def expanded_size(node, limit: int = ALIAS_LIMIT) -> int:
 
 def alias_bomb_message(line: int, limit: int = ALIAS_LIMIT) -> str:
     """The error text for a frontmatter whose aliases expand past ``limit`` nodes."""
-    return (f"{ALIAS_BOMB} {limit:,} nodes (an alias bomb); the frontmatter was not expanded and only "
-            f"its top-level lines were read (line {line})")
+    return (
+        f"{ALIAS_BOMB} {limit:,} nodes (an alias bomb); the frontmatter was not expanded and only "
+        f"its top-level lines were read (line {line})"
+    )
 
 
 def _dedupe(node, top: bool, dups: list[str], seen_nodes: set[int] | None = None) -> None:

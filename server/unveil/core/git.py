@@ -31,8 +31,9 @@ class GitMissing(GitError):
 
 def _env() -> dict[str, str]:
     env = dict(os.environ)
-    env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat", "GIT_OPTIONAL_LOCKS": "0",
-                "LC_ALL": "C"})
+    env.update(
+        {"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    )
     for var in ("GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS"):
         env.pop(var, None)
     return env
@@ -43,7 +44,9 @@ def run(repo: str | os.PathLike, *args: str, check: bool = True) -> subprocess.C
     or, when ``check`` and git exits non-zero, :class:`GitError` with git's first stderr line."""
     argv = ["git", "-C", str(repo), "-c", "core.fsmonitor=false", "-c", "core.quotepath=off", *args]
     try:
-        proc = subprocess.run(argv, check=False, capture_output=True, env=_env(), timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            argv, check=False, capture_output=True, env=_env(), timeout=TIMEOUT_S, stdin=subprocess.DEVNULL
+        )
     except FileNotFoundError:
         raise GitMissing("git is not installed (no `git` on PATH)") from None
     except subprocess.TimeoutExpired:
@@ -93,14 +96,21 @@ def show(repo: str | os.PathLike, commit: str, path: str) -> bytes | None:
     if proc.returncode == 0:
         return proc.stdout
     err = proc.stderr.decode("utf-8", "replace")
-    if "does not exist" in err or "exists on disk, but not in" in err or "Not a valid object name" in err \
-            or "invalid object name" in err.lower() or "bad file" in err or "not a valid" in err.lower():
+    if (
+        "does not exist" in err
+        or "exists on disk, but not in" in err
+        or "Not a valid object name" in err
+        or "invalid object name" in err.lower()
+        or "bad file" in err
+        or "not a valid" in err.lower()
+    ):
         return None
     raise GitError(err.strip().splitlines()[0] if err.strip() else f"git cat-file failed for {path}")
 
 
 def user(repo: str | os.PathLike) -> tuple[str, str]:
     """``(user.name, user.email)`` from git config (either may be ``""``)."""
+
     def get(key: str) -> str:
         return run(repo, "config", "--get", key, check=False).stdout.decode("utf-8", "replace").strip()
 

@@ -48,8 +48,10 @@ MAX_TOTAL_FILES = 500
 MAX_TOTAL_CHARS = 10_000_000
 """Most code points of imported text one root's imports expand to (about 10 MB of ASCII)."""
 
-_SENSITIVE = re.compile(r"(?i)(?:^|/)(?:\.ssh|\.aws|\.gnupg|\.kube|\.docker|\.netrc|\.env|\.npmrc|\.pypirc|"
-                        r"id_(?:rsa|dsa|ecdsa|ed25519)|shadow|passwd|credentials|environ)(?:$|[/.])|^/(?:etc|proc|sys|dev)/")
+_SENSITIVE = re.compile(
+    r"(?i)(?:^|/)(?:\.ssh|\.aws|\.gnupg|\.kube|\.docker|\.netrc|\.env|\.npmrc|\.pypirc|"
+    r"id_(?:rsa|dsa|ecdsa|ed25519)|shadow|passwd|credentials|environ)(?:$|[/.])|^/(?:etc|proc|sys|dev)/"
+)
 
 
 def project_root(path: str) -> str:
@@ -81,6 +83,7 @@ def sensitive(path: str) -> bool:
     """Whether ``path`` names a credential or system file (``~/.ssh/…``, ``/etc/shadow``,
     ``/proc/self/environ``, ``.env``, ``id_rsa``…)."""
     return bool(_SENSITIVE.search(path.replace("\\", "/")))
+
 
 _CANDIDATE = re.compile(r"(?<!\S)@((?:\\ |[^\s\\])+)")
 _TRAILING = ".,;:!?)]}'\"`*_>"
@@ -297,7 +300,8 @@ def resolve(
                 continue
             if budget["files"] >= max_files or budget["chars"] >= max_chars:
                 tree.bound_hit = tree.bound_hit or (
-                    f"{max_files:,} files" if budget["files"] >= max_files else f"{max_chars:,} characters")
+                    f"{max_files:,} files" if budget["files"] >= max_files else f"{max_chars:,} characters"
+                )
                 nodes.append(ImportNode(ref, importer, target, "bound", depth))
                 continue
             body = read(target)
@@ -368,7 +372,9 @@ def import_costs(tree: ImportTree | None, count: Callable[[str], int]) -> tuple[
             if node.path not in seen:
                 seen.add(node.path)
                 total += counts[node.path]
-        costs.append(ImportCost(top.ref.start, top.ref.end, top.ref.line, top.ref.target, top.path, top.status, n_tokens))
+        costs.append(
+            ImportCost(top.ref.start, top.ref.end, top.ref.line, top.ref.target, top.path, top.status, n_tokens)
+        )
     return tuple(costs), total
 
 
@@ -457,9 +463,19 @@ def import_findings(tree: ImportTree | None, analyse: Callable[[str, str], list]
                     try:
                         cache[node.path] = list(analyse(node.path, node.text))
                     except Exception as exc:  # noqa: BLE001 - never lose the rest of the report
-                        cache[node.path] = [(Finding("UNV001", Severity.ERROR, 0, 0,
-                                                     f"analysis of the imported file failed ({type(exc).__name__}: {exc})",
-                                                     category="internal"), None)]
+                        cache[node.path] = [
+                            (
+                                Finding(
+                                    "UNV001",
+                                    Severity.ERROR,
+                                    0,
+                                    0,
+                                    f"analysis of the imported file failed ({type(exc).__name__}: {exc})",
+                                    category="internal",
+                                ),
+                                None,
+                            )
+                        ]
                 for f, doc in cache[node.path]:
                     if f.category in NOT_CARRIED:
                         continue
@@ -471,15 +487,37 @@ def import_findings(tree: ImportTree | None, analyse: Callable[[str, str], list]
             seen.add(node.path)
             sev = Severity.ERROR if sensitive(node.path) else Severity.WARNING
             via = "" if node is top else f" (imported by {node.importer})"
-            msg = (f"Import @{node.ref.target} resolves to {node.path}, outside the project ({tree.project}){via}: "
-                   f"{tree.host} would load that file into the model's context; unveil did not read it")
-            out.append(Finding("IMP010", sev, top.ref.start, top.ref.end, msg, category="imports",
-                               data={"path": node.path, "status": "outside"}))
+            msg = (
+                f"Import @{node.ref.target} resolves to {node.path}, outside the project ({tree.project}){via}: "
+                f"{tree.host} would load that file into the model's context; unveil did not read it"
+            )
+            out.append(
+                Finding(
+                    "IMP010",
+                    sev,
+                    top.ref.start,
+                    top.ref.end,
+                    msg,
+                    category="imports",
+                    data={"path": node.path, "status": "outside"},
+                )
+            )
         if bound:
-            msg = (f"Import @{top.ref.target}: unveil stopped expanding imports at its bound of {tree.bound_hit}; "
-                   f"{len(bound):,} import(s) below this line were not read or scanned")
-            out.append(Finding("IMP011", Severity.WARNING, top.ref.start, top.ref.end, msg, category="imports",
-                               data={"bound": tree.bound_hit, "skipped": len(bound)}))
+            msg = (
+                f"Import @{top.ref.target}: unveil stopped expanding imports at its bound of {tree.bound_hit}; "
+                f"{len(bound):,} import(s) below this line were not read or scanned"
+            )
+            out.append(
+                Finding(
+                    "IMP011",
+                    Severity.WARNING,
+                    top.ref.start,
+                    top.ref.end,
+                    msg,
+                    category="imports",
+                    data={"bound": tree.bound_hit, "skipped": len(bound)},
+                )
+            )
         for rule, hits in carried.items():
             sev = min(f.severity for _, f, _ in hits)
             first_path, first, first_doc = hits[0]
@@ -487,8 +525,18 @@ def import_findings(tree: ImportTree | None, analyse: Callable[[str, str], list]
             more = f" (and {len(hits) - 1:,} more in imported files)" if len(hits) > 1 else ""
             msg = f"Import @{top.ref.target} loads {where}: {first.message}{more}"
             related = tuple(_related(p, f, d) for p, f, d in hits[:MAX_RELATED])
-            out.append(Finding(rule, sev, top.ref.start, top.ref.end, msg, category=first.category,
-                               related=related, data={"imported": True, "count": len(hits)}))
+            out.append(
+                Finding(
+                    rule,
+                    sev,
+                    top.ref.start,
+                    top.ref.end,
+                    msg,
+                    category=first.category,
+                    related=related,
+                    data={"imported": True, "count": len(hits)},
+                )
+            )
     return out
 
 

@@ -117,7 +117,9 @@ _PATTERNS: dict[str, list[regex.Pattern]] = {
         regex.compile(r"<\|\s*im_(?:start|end)\s*\|>|<\|(?:system|user|assistant|endoftext)\|>|\[/?inst\]|<</?sys>>"),
         regex.compile(r"\byou are now\b|\bas an ai\b|\bact as (?:a |an )?(?:system|admin|root)\b"),
         regex.compile(r"\b(?:maintenance|developer|debug|god|admin) mode\b"),
-        regex.compile(r"\b(?:note|message|instructions?) (?:to|for) (?:the )?(?:ai|assistant|agent|model|llm|claude|copilot)\b"),
+        regex.compile(
+            r"\b(?:note|message|instructions?) (?:to|for) (?:the )?(?:ai|assistant|agent|model|llm|claude|copilot)\b"
+        ),
         regex.compile(r"\b(?:dear|hey|attention) (?:ai|assistant|agent|model|llm|claude|copilot)\b"),
     ],
     "command": [
@@ -136,8 +138,10 @@ _PATTERNS: dict[str, list[regex.Pattern]] = {
         regex.compile(r"169\.254\.169\.254|metadata\.google\.internal"),
     ],
     "credential": [
-        regex.compile(r"\b(?:api[_ -]?keys?|access[_ -]?tokens?|secret[_ -]?keys?|private[_ -]?keys?|"
-                      r"auth[_ -]?tokens?|passwords?|credentials|session cookies?|secrets)\b"),
+        regex.compile(
+            r"\b(?:api[_ -]?keys?|access[_ -]?tokens?|secret[_ -]?keys?|private[_ -]?keys?|"
+            r"auth[_ -]?tokens?|passwords?|credentials|session cookies?|secrets)\b"
+        ),
     ],
     "url": [
         regex.compile(r"\bhttps?://\S+|\bwebhooks?\b|\bngrok\b|\bpastebin\b"),
@@ -149,22 +153,28 @@ _PATTERNS: dict[str, list[regex.Pattern]] = {
     "directive": [
         regex.compile(
             r"\b(?:you (?:must|should|will|need to|have to|are required to|shall)|always|never|make sure(?: to| you)?|"
-            r"ensure(?: you| that you)?|be sure to|remember to|please|must|do)\s+(?:\w+\s+){0,2}?(?:" + _RISKY_VERBS + r")\b"
+            r"ensure(?: you| that you)?|be sure to|remember to|please|must|do)\s+(?:\w+\s+){0,2}?(?:"
+            + _RISKY_VERBS
+            + r")\b"
         ),
         regex.compile(
             r"(?:^|[.!?:;]\s+|^\s*(?:[-*>]|\d+[.)])\s*)(?:(?:then|and|also|first|next|now|finally),?\s+)?(?:"
-            + _RISKY_VERBS + r")\b",
+            + _RISKY_VERBS
+            + r")\b",
             regex.M,
         ),
     ],
     "request": [
         regex.compile(
             r"\b(?:you (?:must|should|will|need to|have to|are required to|shall)|always|never|make sure(?: to| you)?|"
-            r"ensure(?: you| that you)?|be sure to|remember to|please|must|do)\s+(?:\w+\s+){0,2}?(?:" + _ACTION_VERBS + r")\b"
+            r"ensure(?: you| that you)?|be sure to|remember to|please|must|do)\s+(?:\w+\s+){0,2}?(?:"
+            + _ACTION_VERBS
+            + r")\b"
         ),
         regex.compile(
             r"(?:^|[.!?:;]\s+|^\s*(?:[-*>]|\d+[.)])\s*)(?:(?:then|and|also|first|next|now|finally),?\s+)?(?:"
-            + _ACTION_VERBS + r")\b",
+            + _ACTION_VERBS
+            + r")\b",
             regex.M,
         ),
     ],
@@ -172,14 +182,22 @@ _PATTERNS: dict[str, list[regex.Pattern]] = {
         regex.compile(r"\b(?:" + _ACTION_VERBS + r")\b"),
     ],
     "maintainer": [
-        regex.compile(r"(?m)^\s*(?:maintainers?|contributors?|editors?|authors?|reviewers?|note|todo|fixme|xxx|hack)\b\s*[:\-]"),
-        regex.compile(r"\bwhen (?:editing|updating|changing|modifying) this (?:file|section|document|page|list|table)\b"),
+        regex.compile(
+            r"(?m)^\s*(?:maintainers?|contributors?|editors?|authors?|reviewers?|note|todo|fixme|xxx|hack)\b\s*[:\-]"
+        ),
+        regex.compile(
+            r"\bwhen (?:editing|updating|changing|modifying) this (?:file|section|document|page|list|table)\b"
+        ),
         regex.compile(r"\b(?:update|edit|change) the (?:template|generator|source|script)\b"),
         regex.compile(r"\bthis (?:file|section|table|list|block|document) (?:is|was) (?:auto-?)?generated\b"),
         regex.compile(r"\b(?:auto-?generated|do not edit|don't edit)\b"),
-        regex.compile(r"\b(?:do not|don't|please don't|please do not) (?:remove|modify|edit|change|delete|touch)\b"
-                      r"(?: or (?:remove|modify|edit|change|delete))? (?:this|these) (?:section|line|comment|marker|block|file)s?\b"),
-        regex.compile(r"\b(?:keep|please keep) (?:this|the) (?:list|table|section) (?:sorted|alphabetical|up to date)\b"),
+        regex.compile(
+            r"\b(?:do not|don't|please don't|please do not) (?:remove|modify|edit|change|delete|touch)\b"
+            r"(?: or (?:remove|modify|edit|change|delete))? (?:this|these) (?:section|line|comment|marker|block|file)s?\b"
+        ),
+        regex.compile(
+            r"\b(?:keep|please keep) (?:this|the) (?:list|table|section) (?:sorted|alphabetical|up to date)\b"
+        ),
         regex.compile(r"\bfor (?:maintainers|contributors|editors|reviewers|authors)\b"),
     ],
 }
@@ -190,8 +208,18 @@ _UNDEMOTABLE_COMMAND = regex.compile(
 )
 
 ORDER = (
-    "override", "concealment", "role-marker", "command", "secret", "credential", "url",
-    "imperative", "directive", "request", "action", "maintainer",
+    "override",
+    "concealment",
+    "role-marker",
+    "command",
+    "secret",
+    "credential",
+    "url",
+    "imperative",
+    "directive",
+    "request",
+    "action",
+    "maintainer",
 )
 
 

@@ -128,8 +128,9 @@ def _glob(pattern: str) -> tuple[tuple, int]:
     segment (``re.compile(fnmatch.translate(seg)).match``, exactly what ``fnmatchcase`` runs),
     and the number of segments that are not ``**``. Compiled once per pattern per process."""
     segs = _compile(pattern)
-    return tuple(None if s == "**" else re.compile(fnmatch.translate(s)).match for s in segs), \
-        sum(1 for s in segs if s != "**")
+    return tuple(None if s == "**" else re.compile(fnmatch.translate(s)).match for s in segs), sum(
+        1 for s in segs if s != "**"
+    )
 
 
 @functools.lru_cache(maxsize=256)

@@ -132,8 +132,10 @@ def folder_listing(folder: Path) -> dict[str, str]:
             p = base / name
             rel = p.relative_to(folder).as_posix()
             if len(out) >= MAX_FOLDER_FILES:
-                raise LockError(f"{folder}: skill folder has more than {MAX_FOLDER_FILES:,} files; "
-                                "not hashed (split it or remove generated files)")
+                raise LockError(
+                    f"{folder}: skill folder has more than {MAX_FOLDER_FILES:,} files; "
+                    "not hashed (split it or remove generated files)"
+                )
             try:
                 if p.is_symlink():
                     out[rel] = "link:" + os.readlink(p)
@@ -144,8 +146,9 @@ def folder_listing(folder: Path) -> dict[str, str]:
                 size = p.stat().st_size
                 total += size
                 if total > MAX_FOLDER_BYTES:
-                    raise LockError(f"{folder}: skill folder holds more than {MAX_FOLDER_BYTES // (1024 * 1024)} MB; "
-                                    "not hashed")
+                    raise LockError(
+                        f"{folder}: skill folder holds more than {MAX_FOLDER_BYTES // (1024 * 1024)} MB; not hashed"
+                    )
                 out[rel] = content_hash(p.read_bytes())
             except OSError as exc:
                 raise LockError(f"{p}: cannot read: {exc.strerror or exc}") from None
@@ -181,8 +184,24 @@ def rules_version() -> dict[str, str]:
 
 _URL = re.compile(r"([A-Za-z]{2,5})://[^\s<>\"'`()\[\]{}]+")
 _URL_SCHEMES = frozenset({"http", "https", "ftp", "ws", "wss", "file"})
-_SHELL_LANGS = frozenset({"bash", "sh", "shell", "zsh", "fish", "console", "shell-session", "sh-session",
-                          "terminal", "powershell", "ps1", "pwsh", "cmd", "bat"})
+_SHELL_LANGS = frozenset(
+    {
+        "bash",
+        "sh",
+        "shell",
+        "zsh",
+        "fish",
+        "console",
+        "shell-session",
+        "sh-session",
+        "terminal",
+        "powershell",
+        "ps1",
+        "pwsh",
+        "cmd",
+        "bat",
+    }
+)
 _SESSION_LANGS = frozenset({"console", "shell-session", "sh-session", "terminal"})
 _BANG_CMD = re.compile(r"!`([^`\n]+)`")
 _PROMPT = re.compile(r"^\s*(?:\$|#|>|PS>|%)\s+")
@@ -234,8 +253,13 @@ def capabilities(analysis) -> dict[str, list[str]]:
     for key in ("tools", "allowed-tools", "allowedTools", "allowed_tools"):
         tools.update(_as_list(mapping.get(key)))
     modes = sorted(set(_as_list(mapping.get("permissionMode"))))
-    return {"urls": sorted(urls), "commands": sorted(commands), "imports": imports, "tools": sorted(tools),
-            "permissionMode": modes}
+    return {
+        "urls": sorted(urls),
+        "commands": sorted(commands),
+        "imports": imports,
+        "tools": sorted(tools),
+        "permissionMode": modes,
+    }
 
 
 # --------------------------------------------------------------------------- the model
@@ -251,8 +275,9 @@ def is_blocking(finding) -> bool:
     return int(finding.severity) == 1 and finding.category not in SECURITY_EXEMPT_CATEGORIES
 
 
-def file_entry(analysis, rel: str, review: Mapping[str, Any], accepted: Mapping[str, str] | None = None,
-               data: bytes | None = None) -> dict[str, Any]:
+def file_entry(
+    analysis, rel: str, review: Mapping[str, Any], accepted: Mapping[str, str] | None = None, data: bytes | None = None
+) -> dict[str, Any]:
     """The lock entry of one analysed file. ``accepted`` maps fingerprints of accepted error
     findings to their reason; ``data`` (the file's bytes) is hashed when given, else the text."""
     accepted = accepted or {}
@@ -288,8 +313,13 @@ class Lock:
     def dumps(self) -> str:
         """The lock's bytes as text: JSON, sorted keys, indent 2, LF, final newline, non-ASCII
         kept (``ensure_ascii=False``; lone surrogates from undecodable names escaped)."""
-        data = {"files": self.files, "folders": self.folders, "paths": sorted(self.paths), "rules": self.rules,
-                "version": self.version}
+        data = {
+            "files": self.files,
+            "folders": self.folders,
+            "paths": sorted(self.paths),
+            "rules": self.rules,
+            "version": self.version,
+        }
         return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
     @classmethod
@@ -324,8 +354,9 @@ class Lock:
             if p.startswith("/") or ".." in p.split("/"):
                 raise LockError(f"{where}: path {p!r} is outside the repository")
         rules = data.get("rules", {})
-        return cls(files=files, folders=folders, paths=paths, rules=rules if isinstance(rules, dict) else {},
-                   version=version)
+        return cls(
+            files=files, folders=folders, paths=paths, rules=rules if isinstance(rules, dict) else {}, version=version
+        )
 
 
 def read_lock(path: Path) -> Lock:
@@ -428,8 +459,9 @@ def analyse_bytes(data: bytes, abspath: str, settings=None):
     return analyze(text, abspath, settings or DEFAULT_SETTINGS)
 
 
-def scan(root: Path, paths: Sequence[str], settings=None, only: Iterable[str] | None = None,
-         missing_ok: bool = False) -> Scan:
+def scan(
+    root: Path, paths: Sequence[str], settings=None, only: Iterable[str] | None = None, missing_ok: bool = False
+) -> Scan:
     """Find and analyse the agent files under ``paths`` (relative to ``root``) with
     :func:`unveil.core.discovery.collect`, and list every skill folder (a folder holding a
     ``SKILL.md``) met. ``only`` restricts analysis to those relative paths (others are listed
@@ -459,8 +491,7 @@ def scan(root: Path, paths: Sequence[str], settings=None, only: Iterable[str] | 
             link = os.readlink(absolute)
         except OSError:
             link = str(_target)
-        out.errors.append(f"{shown}: "
-                          f"symlink to a file outside the repository ({link}); not read")
+        out.errors.append(f"{shown}: symlink to a file outside the repository ({link}); not read")
     only_set = set(only) if only is not None else None
     for _shown, absolute in collected.files:
         try:
@@ -474,7 +505,9 @@ def scan(root: Path, paths: Sequence[str], settings=None, only: Iterable[str] | 
             try:
                 Path(absolute).resolve(strict=True).relative_to(root)
             except (OSError, RuntimeError, ValueError):
-                out.errors.append(f"{rel}: symlink to a file outside the repository ({os.readlink(absolute)}); not read")
+                out.errors.append(
+                    f"{rel}: symlink to a file outside the repository ({os.readlink(absolute)}); not read"
+                )
                 continue
         try:
             data = Path(absolute).read_bytes()
@@ -592,8 +625,13 @@ class Delta:
         }
 
 
-_CAP_LABEL = {"urls": "URL", "commands": "shell command", "imports": "import", "tools": "tool",
-              "permissionMode": "permission mode"}
+_CAP_LABEL = {
+    "urls": "URL",
+    "commands": "shell command",
+    "imports": "import",
+    "tools": "tool",
+    "permissionMode": "permission mode",
+}
 
 
 def _rule_name(rule_id: str, rules=None) -> str:
@@ -616,8 +654,20 @@ def new_findings(analysis, rel: str, known: Iterable[str], fps: Sequence[str] | 
         if fp in known:
             continue
         a, b = doc.position(f.start), doc.position(f.end)
-        out.append(NewFinding(fp, f.rule, f.severity.label, f.category, a.line + 1, a.character + 1, b.line + 1,
-                              b.character + 1, f.message, f.hidden_text))
+        out.append(
+            NewFinding(
+                fp,
+                f.rule,
+                f.severity.label,
+                f.category,
+                a.line + 1,
+                a.character + 1,
+                b.line + 1,
+                b.character + 1,
+                f.message,
+                f.hidden_text,
+            )
+        )
     return out
 
 
@@ -630,8 +680,11 @@ def file_delta(entry: Mapping[str, Any] | None, analysis, rel: str, status: str 
     d = Delta(rel, status, review=dict(entry.get("review") or {}))
     d.added = new_findings(analysis, rel, old_findings, fps)
     now = set(fps)
-    d.removed = [{"fingerprint": k, "rule": v.get("rule"), "severity": v.get("severity")}
-                 for k, v in sorted(old_findings.items()) if k not in now]
+    d.removed = [
+        {"fingerprint": k, "rule": v.get("rule"), "severity": v.get("severity")}
+        for k, v in sorted(old_findings.items())
+        if k not in now
+    ]
     d.grade = (entry.get("grade"), analysis.grade)
     tok = analysis.tokens
     d.tokens = (entry.get("tokens"), {"session": tok.session, "invoke": tok.invoke} if tok else None)
@@ -661,8 +714,13 @@ class VerifyReport:
         return any(d.failing for d in self.deltas)
 
     def to_dict(self) -> dict:
-        return {"ok": self.ok, "failing": self.failing, "rules_changed": self.rules_changed,
-                "changes": [d.to_dict() for d in self.deltas], "errors": self.errors}
+        return {
+            "ok": self.ok,
+            "failing": self.failing,
+            "rules_changed": self.rules_changed,
+            "changes": [d.to_dict() for d in self.deltas],
+            "errors": self.errors,
+        }
 
 
 def verify(lock: Lock, root: Path, settings=None) -> VerifyReport:
@@ -700,8 +758,15 @@ def verify(lock: Lock, root: Path, settings=None) -> VerifyReport:
                 else:
                     report.deltas.append(file_delta(entry, analyse_bytes(data, str(p), settings), rel))
             else:
-                report.deltas.append(Delta(rel, "removed", review=dict(entry.get("review") or {}),
-                                           grade=(entry.get("grade"), None), tokens=(entry.get("tokens"), None)))
+                report.deltas.append(
+                    Delta(
+                        rel,
+                        "removed",
+                        review=dict(entry.get("review") or {}),
+                        grade=(entry.get("grade"), None),
+                        tokens=(entry.get("tokens"), None),
+                    )
+                )
     for rel, files in sorted(listing.folders.items()):
         entry = lock.folders.get(rel)
         if entry is None:
@@ -711,10 +776,19 @@ def verify(lock: Lock, root: Path, settings=None) -> VerifyReport:
             report.ok += 1
             continue
         old = entry.get("files") or {}
-        changes = {"added": sorted(set(files) - set(old)), "removed": sorted(set(old) - set(files)),
-                   "modified": sorted(k for k in set(files) & set(old) if files[k] != old[k])}
-        report.deltas.append(Delta(rel + "/", "changed", review=dict(entry.get("review") or {}),
-                                   folder_changes={k: v for k, v in changes.items() if v}))
+        changes = {
+            "added": sorted(set(files) - set(old)),
+            "removed": sorted(set(old) - set(files)),
+            "modified": sorted(k for k in set(files) & set(old) if files[k] != old[k]),
+        }
+        report.deltas.append(
+            Delta(
+                rel + "/",
+                "changed",
+                review=dict(entry.get("review") or {}),
+                folder_changes={k: v for k, v in changes.items() if v},
+            )
+        )
     for rel, entry in sorted(lock.folders.items()):
         if rel not in listing.folders:
             if (root / rel).is_dir():
@@ -749,8 +823,10 @@ def reviewed_bytes(root: Path, rel: str, entry: Mapping[str, Any]) -> tuple[byte
         data = git.show(root, c, rel)
         if data is not None and content_hash(data) == want:
             return data, c
-    raise LockError(f"{rel}: the reviewed version ({str(want)[:19]}…) is not in the git history (commit it, "
-                    "or approve the current text)")
+    raise LockError(
+        f"{rel}: the reviewed version ({str(want)[:19]}…) is not in the git history (commit it, "
+        "or approve the current text)"
+    )
 
 
 def ledger_append(path: Path, record: Mapping[str, Any]) -> dict:
@@ -826,16 +902,33 @@ def reveal(text: str, hidden_spans: Sequence[tuple[int, int]] = ()) -> str:
 def hidden_spans(analysis) -> list[tuple[int, int]]:
     """Code-point ranges of the findings that hide text (they carry ``hidden_text`` or belong to
     the ``hidden-content`` category)."""
-    return sorted({(f.start, f.end) for f in analysis.findings
-                   if f.end > f.start and (f.hidden_text is not None or f.category == "hidden-content")})
+    return sorted(
+        {
+            (f.start, f.end)
+            for f in analysis.findings
+            if f.end > f.start and (f.hidden_text is not None or f.category == "hidden-content")
+        }
+    )
 
 
-def revealed_diff(old_text: str | None, old_analysis, new_text: str, new_analysis, path: str,
-                  old_label: str = "reviewed", new_label: str = "current") -> str:
+def revealed_diff(
+    old_text: str | None,
+    old_analysis,
+    new_text: str,
+    new_analysis,
+    path: str,
+    old_label: str = "reviewed",
+    new_label: str = "current",
+) -> str:
     """A unified diff of :func:`reveal` of the old and new text (hidden spans marked, invisible
     characters named). ``old_text`` ``None`` diffs against nothing."""
     old = reveal(old_text, hidden_spans(old_analysis)) if old_text is not None else ""
     new = reveal(new_text, hidden_spans(new_analysis))
-    lines = difflib.unified_diff(old.replace("\r\n", "\n").split("\n"), new.replace("\r\n", "\n").split("\n"),
-                                 fromfile=f"a/{path} ({old_label})", tofile=f"b/{path} ({new_label})", lineterm="")
+    lines = difflib.unified_diff(
+        old.replace("\r\n", "\n").split("\n"),
+        new.replace("\r\n", "\n").split("\n"),
+        fromfile=f"a/{path} ({old_label})",
+        tofile=f"b/{path} ({new_label})",
+        lineterm="",
+    )
     return "\n".join(lines) + "\n"

@@ -463,8 +463,9 @@ def _newlines(content: str) -> list[int]:
     return out
 
 
-def _map_index(content: str, line_offsets: tuple[int, ...], index: int, default: int,
-               nl: list[int] | None = None) -> int:
+def _map_index(
+    content: str, line_offsets: tuple[int, ...], index: int, default: int, nl: list[int] | None = None
+) -> int:
     """Document offset of ``content[index]``; ``nl`` (from :func:`_newlines`) makes it
     O(log lines) instead of O(index)."""
     if not line_offsets:
@@ -692,15 +693,20 @@ def _inline(doc: Document, tok, env: dict, layer: MarkdownLayer) -> None:
             if c.type == "code_inline":
                 layer.code.append(Span(a, b))
             elif c.type == "html_inline":
-                layer.html.append(HtmlChunk(a, b, c.content, False, _content_line_offsets_from(doc, content, offs, pos[0], c.content, nl)))
+                layer.html.append(
+                    HtmlChunk(
+                        a, b, c.content, False, _content_line_offsets_from(doc, content, offs, pos[0], c.content, nl)
+                    )
+                )
             elif c.type in ("image", "link_open"):
                 parts = (c.meta or {}).get(_PARTS_KEY) or (-1, -1, -1, -1)
                 text_span = Span(at(parts[0]), at(parts[1])) if parts[1] > parts[0] >= 0 else None
                 title_span = Span(at(parts[2]), at(parts[3])) if parts[3] > parts[2] >= 0 else None
                 title = str(c.attrs.get("title", "") or "")
                 if c.type == "image":
-                    layer.links.append(Link("image", a, b, str(c.attrs.get("src", "")), title, c.content,
-                                            text_span, title_span))
+                    layer.links.append(
+                        Link("image", a, b, str(c.attrs.get("src", "")), title, c.content, text_span, title_span)
+                    )
                     continue
                 label = []
                 for d in children[n + 1 :]:
@@ -726,9 +732,7 @@ def _inline(doc: Document, tok, env: dict, layer: MarkdownLayer) -> None:
             layer.entities.append(Entity(at(ent[1]), at(ent[2]), ent[3], ent[4]))
 
 
-_DEF_LINE = re.compile(
-    r"""^\[([^\]]+)\]:[ \t]*(<>|#|<#>)?[ \t]*(?:\(([^()]*)\)|"([^"]*)"|'([^']*)')[ \t]*$"""
-)
+_DEF_LINE = re.compile(r"""^\[([^\]]+)\]:[ \t]*(<>|#|<#>)?[ \t]*(?:\(([^()]*)\)|"([^"]*)"|'([^']*)')[ \t]*$""")
 
 
 def _content_line_offsets_from(doc, content, offs, start_index, sub, nl=None) -> tuple[int, ...]:
@@ -750,8 +754,9 @@ def decode_entity(raw: str) -> str:
 
 # -- raw HTML: one linear pass over every HTML chunk -------------------------------------------
 
-VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
-                       "source", "track", "wbr"})
+VOID_TAGS = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
+)
 NONDISPLAY_TAGS = frozenset({"script", "style", "template", "noscript", "noembed", "noframes", "title", "iframe"})
 """Elements whose text content is never displayed (HTML Living Standard, "Rendering" §15.3.1)."""
 FALLBACK_TAGS = frozenset({"audio", "video", "object", "canvas"})
@@ -759,10 +764,31 @@ FALLBACK_TAGS = frozenset({"audio", "video", "object", "canvas"})
 TEXT_ATTRS = frozenset({"alt", "title", "summary", "abbr", "label", "placeholder", "content"})
 """Attributes (besides ``aria-*`` and ``data-*``) whose value is text shown as a tooltip, a
 fallback, or not at all."""
-_NON_TEXT_ARIA = frozenset({"aria-hidden", "aria-expanded", "aria-controls", "aria-labelledby", "aria-describedby",
-                            "aria-haspopup", "aria-selected", "aria-checked", "aria-pressed", "aria-current",
-                            "aria-level", "aria-live", "aria-atomic", "aria-busy", "aria-disabled", "aria-modal",
-                            "aria-owns", "aria-posinset", "aria-setsize", "aria-sort", "aria-orientation"})
+_NON_TEXT_ARIA = frozenset(
+    {
+        "aria-hidden",
+        "aria-expanded",
+        "aria-controls",
+        "aria-labelledby",
+        "aria-describedby",
+        "aria-haspopup",
+        "aria-selected",
+        "aria-checked",
+        "aria-pressed",
+        "aria-current",
+        "aria-level",
+        "aria-live",
+        "aria-atomic",
+        "aria-busy",
+        "aria-disabled",
+        "aria-modal",
+        "aria-owns",
+        "aria-posinset",
+        "aria-setsize",
+        "aria-sort",
+        "aria-orientation",
+    }
+)
 PAGE_BACKGROUND = (1.0, 1.0, 1.0, 1.0)
 """Background assumed for the page (GitHub's and VS Code's light themes): white text on no
 background is judged invisible."""
@@ -869,15 +895,36 @@ def _html_pass(doc: Document, layer: MarkdownLayer) -> None:
         if e["hard"]:
             hard_depth -= 1
             if e["record"]:
-                out.append(HiddenElement(e["tag"], e["start"], e["open_end"], e["open_end"], close_start, close_end,
-                                         e["kind"], e["reason"], e["attrs"]))
+                out.append(
+                    HiddenElement(
+                        e["tag"],
+                        e["start"],
+                        e["open_end"],
+                        e["open_end"],
+                        close_start,
+                        close_end,
+                        e["kind"],
+                        e["reason"],
+                        e["attrs"],
+                    )
+                )
         if e["details"]:
             details_depth -= 1
             if e["record"]:
                 body = e["summary_end"] if e["summary_end"] is not None else e["open_end"]
-                out.append(HiddenElement("details", e["start"], e["open_end"], max(body, e["open_end"]),
-                                         max(close_start, body), close_end, "details", "collapsed <details>",
-                                         e["attrs"]))
+                out.append(
+                    HiddenElement(
+                        "details",
+                        e["start"],
+                        e["open_end"],
+                        max(body, e["open_end"]),
+                        max(close_start, body),
+                        close_end,
+                        "details",
+                        "collapsed <details>",
+                        e["attrs"],
+                    )
+                )
 
     for chunk, events in all_events:
         for kind, tag, attrs, i, j, raw in events:
@@ -902,9 +949,19 @@ def _html_pass(doc: Document, layer: MarkdownLayer) -> None:
                 hkind, reason, bg = element_hidden(tag, amap, sheet, inherited)
                 hard = hkind is not None
                 is_details = tag == "details" and "open" not in amap and not hard
-                e = {"tag": tag, "start": a, "open_end": b, "attrs": tuple(amap.items())[:16], "bg": bg,
-                     "hard": hard, "kind": hkind, "reason": reason, "details": is_details, "summary_end": None,
-                     "record": (hard and hard_depth == 0) or (is_details and hard_depth == 0 and details_depth == 0)}
+                e = {
+                    "tag": tag,
+                    "start": a,
+                    "open_end": b,
+                    "attrs": tuple(amap.items())[:16],
+                    "bg": bg,
+                    "hard": hard,
+                    "kind": hkind,
+                    "reason": reason,
+                    "details": is_details,
+                    "summary_end": None,
+                    "record": (hard and hard_depth == 0) or (is_details and hard_depth == 0 and details_depth == 0),
+                }
                 if hard:
                     hard_depth += 1
                 if is_details:

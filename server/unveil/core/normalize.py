@@ -264,8 +264,12 @@ class _Builder:
         if not s:
             return
         n = len(s)
-        if (self.copies and self.copies[-1] and self.src_ends[-1] == src
-                and self.out_starts[-1] + (self.src_ends[-1] - self.src_starts[-1]) == self.out_len):
+        if (
+            self.copies
+            and self.copies[-1]
+            and self.src_ends[-1] == src
+            and self.out_starts[-1] + (self.src_ends[-1] - self.src_starts[-1]) == self.out_len
+        ):
             self.src_ends[-1] = src + n
         else:
             self.out_starts.append(self.out_len)
@@ -287,8 +291,9 @@ class _Builder:
         self.out_len += len(s)
 
 
-def _norm_chars(b: _Builder, chars: str, text: str, src: int, src_end: int, cache: dict, per_char: bool,
-                force_fold: bool = False) -> None:
+def _norm_chars(
+    b: _Builder, chars: str, text: str, src: int, src_end: int, cache: dict, per_char: bool, force_fold: bool = False
+) -> None:
     """Normalise ``chars`` (from source ``[src, src_end)``; ``per_char``: ``chars`` is the source
     itself, so each character maps to its own source offset) into ``b``."""
     conf = confusables()
@@ -476,7 +481,12 @@ def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: l
             continue
         if fm is not None and fm[0] <= p < fm[1]:
             # a YAML continuation line: more indented than nothing, not a key, item or comment
-            if q >= fm[1] or not nxt[:1] in (" ", "\t") or _YAML_KEY.match(nxt) or prev.rstrip().endswith((":", "|", "|-", ">", ">-")):
+            if (
+                q >= fm[1]
+                or nxt[:1] not in (" ", "\t")
+                or _YAML_KEY.match(nxt)
+                or prev.rstrip().endswith((":", "|", "|-", ">", ">-"))
+            ):
                 continue
             if prev.lstrip().startswith(("#", "---")) or nxt.strip() == "---":
                 continue
@@ -497,12 +507,12 @@ def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: l
             continue
         lm = _LIST_MARK.match(rest)
         if lm:
-            prev_body = prev[pq.end():] if pq else prev
+            prev_body = prev[pq.end() :] if pq else prev
             if not (_LIST_MARK.match(prev_body) or prev_body[:1] in (" ", "\t")):
                 continue
             if _ENDS_SENTENCE.search(prev_body):
                 continue
-            first = rest[lm.end():].lstrip("*_`~\"'“(")
+            first = rest[lm.end() :].lstrip("*_`~\"'“(")
             if not first[:1].islower():
                 continue
             out.append((p, q + k + lm.end(), " "))
@@ -601,7 +611,7 @@ def normalise(text: str, code: Sequence[tuple[int, int]] = (), frontmatter: tupl
     if "*" in text or "_" in text or "~~" in text:
         _emphasis_edits(text, skip, edits)
     if "`" in text and code:
-        _backtick_edits(text, [c for c in code if "\n" not in text[c[0]:c[1]]], edits)
+        _backtick_edits(text, [c for c in code if "\n" not in text[c[0] : c[1]]], edits)
     if "\n" in text or "\r" in text:
         _join_edits(text, skip, fm, code_inside, edits)
     if "&" in text and ";" in text:

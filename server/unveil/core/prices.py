@@ -313,10 +313,18 @@ def load_prices(settings=None, today: _dt.date | None = None) -> PriceTable:
         m = result.find(str(name))
         if m is not None:
             idx = result.models.index(m)
-            result.models[idx] = replace(m, input_per_mtok=num, notes=(m.notes + " Input price set in settings.").strip())
+            result.models[idx] = replace(
+                m, input_per_mtok=num, notes=(m.notes + " Input price set in settings.").strip()
+            )
         else:
             result.models.append(
-                ModelPrice(model_id=str(name), display_name=str(name), input_per_mtok=num, notes="Set in settings.", extra={"origin": "settings"})
+                ModelPrice(
+                    model_id=str(name),
+                    display_name=str(name),
+                    input_per_mtok=num,
+                    notes="Set in settings.",
+                    extra={"origin": "settings"},
+                )
             )
     return result
 

@@ -40,11 +40,30 @@ else:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 CONFIG_NAMES = (".unveil.toml", "pyproject.toml")
-KNOWN_KEYS = frozenset({
-    "select", "ignore", "severity", "prices", "pricesFile", "models", "inlayHints", "inlayHintMinTokens", "debounceMs", "budgets",
-    "claudeRatio", "workspaceScan", "kinds", "rulesPaths", "perFileIgnores", "allow", "inlineSuppressions",
-    "exclude", "extendExclude", "documentation",  # core/discovery.py (ci branch)
-})
+KNOWN_KEYS = frozenset(
+    {
+        "select",
+        "ignore",
+        "severity",
+        "prices",
+        "pricesFile",
+        "models",
+        "inlayHints",
+        "inlayHintMinTokens",
+        "debounceMs",
+        "budgets",
+        "claudeRatio",
+        "workspaceScan",
+        "kinds",
+        "rulesPaths",
+        "perFileIgnores",
+        "allow",
+        "inlineSuppressions",
+        "exclude",
+        "extendExclude",
+        "documentation",  # core/discovery.py (ci branch)
+    }
+)
 #: categories whose findings ``allow.hosts`` can drop
 HOST_PREFIXES = ("EXF", "SRF", "SUP")
 
@@ -211,13 +230,14 @@ def settings_for(
         cfg = None
     elif config_file is not None:
         cfg = load(Path(config_file)) or ProjectConfig(
-            Path(config_file), {}, (f"{config_file}: no unveil configuration found in this file",))
+            Path(config_file), {}, (f"{config_file}: no unveil configuration found in this file",)
+        )
     else:
         cfg = find(path if path else fallback_dir) if (path or fallback_dir) else None
     settings = base
     if cfg is not None and cfg.data:
         merged = base.merged(cfg.data)
-        extra = merged.problems[len(base.problems):]
+        extra = merged.problems[len(base.problems) :]
         if extra:
             cfg = replace(cfg, errors=cfg.errors + tuple(f"{cfg.path}: {e}" for e in extra))
         settings = replace(merged, problems=base.problems)
@@ -227,6 +247,7 @@ def settings_for(
 
 
 # -- applying per-file ignores and allow-lists ---------------------------------------------------
+
 
 def file_ignores(path: str | None, settings: Settings) -> frozenset[str]:
     """Rule ids and categories ``per_file_ignores`` switches off for ``path``."""
@@ -325,7 +346,6 @@ def effects(cfg: ProjectConfig | None, rules=None) -> list[str]:
         out.append(f"select: only {', '.join(sorted(s.select))} (turns off {', '.join(off) or 'nothing'})")
     if s.ignore:
         out.append(f"ignore: {', '.join(sorted(s.ignore))}")
-    lowered: list[str] = []
     by_id = {r.id: r for r in rules}
     cats: dict[str, list] = {}
     for r in rules:
@@ -349,7 +369,9 @@ def effects(cfg: ProjectConfig | None, rules=None) -> list[str]:
         out.append(f"token budgets: {', '.join(f'{k}={v}' for k, v in sorted(s.budgets.items()))}")
     documentation = getattr(s, "documentation", "info")
     if documentation == "hidden":
-        out.append("documentation = hidden (risky-directive findings in visible text of non-agent Markdown not reported)")
+        out.append(
+            "documentation = hidden (risky-directive findings in visible text of non-agent Markdown not reported)"
+        )
     excludes = list(cfg.data.get("exclude") or ()) + list(cfg.data.get("extendExclude") or ())
     if excludes:
         out.append(f"exclude: {', '.join(map(str, excludes))} (files not scanned)")

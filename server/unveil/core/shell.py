@@ -45,17 +45,66 @@ MAX_DEPTH = 6
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "csh", "tcsh", "yash", "posh"})
 INTERPRETERS = {  # name → language of the code it runs from -c/-e or stdin
-    "python": "python", "python2": "python", "python3": "python", "pypy": "python", "pypy3": "python",
-    "node": "javascript", "nodejs": "javascript", "deno": "javascript", "bun": "javascript",
-    "perl": "perl", "ruby": "ruby", "php": "php", "lua": "lua", "rscript": "r",
-    "pwsh": "powershell", "powershell": "powershell", "osascript": "applescript", "tclsh": "tcl",
+    "python": "python",
+    "python2": "python",
+    "python3": "python",
+    "pypy": "python",
+    "pypy3": "python",
+    "node": "javascript",
+    "nodejs": "javascript",
+    "deno": "javascript",
+    "bun": "javascript",
+    "perl": "perl",
+    "ruby": "ruby",
+    "php": "php",
+    "lua": "lua",
+    "rscript": "r",
+    "pwsh": "powershell",
+    "powershell": "powershell",
+    "osascript": "applescript",
+    "tclsh": "tcl",
 }
-CODE_FLAGS = {"python": ("-c",), "javascript": ("-e", "--eval", "-p", "--print"), "perl": ("-e", "-E"),
-              "ruby": ("-e",), "php": ("-r",), "lua": ("-e",), "r": ("-e",),
-              "powershell": ("-c", "-command", "-Command"), "applescript": ("-e",), "tcl": ()}
-WRAPPERS = frozenset({"sudo", "doas", "env", "nohup", "time", "command", "exec", "nice", "ionice", "timeout",
-                      "stdbuf", "xargs", "chronic", "setsid", "caffeinate", "unbuffer", "builtin", "strace",
-                      "torsocks", "proxychains", "proxychains4", "flock", "run-one", "busybox", "toybox"})
+CODE_FLAGS = {
+    "python": ("-c",),
+    "javascript": ("-e", "--eval", "-p", "--print"),
+    "perl": ("-e", "-E"),
+    "ruby": ("-e",),
+    "php": ("-r",),
+    "lua": ("-e",),
+    "r": ("-e",),
+    "powershell": ("-c", "-command", "-Command"),
+    "applescript": ("-e",),
+    "tcl": (),
+}
+WRAPPERS = frozenset(
+    {
+        "sudo",
+        "doas",
+        "env",
+        "nohup",
+        "time",
+        "command",
+        "exec",
+        "nice",
+        "ionice",
+        "timeout",
+        "stdbuf",
+        "xargs",
+        "chronic",
+        "setsid",
+        "caffeinate",
+        "unbuffer",
+        "builtin",
+        "strace",
+        "torsocks",
+        "proxychains",
+        "proxychains4",
+        "flock",
+        "run-one",
+        "busybox",
+        "toybox",
+    }
+)
 _WRAPPER_ARG_OPTS = {  # options of a wrapper that take a separate argument
     "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R"},
     "doas": {"-u", "-C"},
@@ -63,9 +112,23 @@ _WRAPPER_ARG_OPTS = {  # options of a wrapper that take a separate argument
     "nice": {"-n", "--adjustment"},
     "ionice": {"-c", "-n", "-p"},
     "timeout": {"-s", "-k", "--signal", "--kill-after"},
-    "xargs": {"-I", "-n", "-P", "-d", "-L", "-s", "-a", "-E", "--max-args", "--max-procs", "--delimiter",
-              "--arg-file", "--replace"},
-    "stdbuf": set(), "flock": {"-w", "-E"},
+    "xargs": {
+        "-I",
+        "-n",
+        "-P",
+        "-d",
+        "-L",
+        "-s",
+        "-a",
+        "-E",
+        "--max-args",
+        "--max-procs",
+        "--delimiter",
+        "--arg-file",
+        "--replace",
+    },
+    "stdbuf": set(),
+    "flock": {"-w", "-E"},
 }
 _NO_COUNT_FIRST = {"timeout": 1, "flock": 1}  # positional arguments before the wrapped command
 
@@ -398,8 +461,21 @@ def unwrap(argv: Sequence[Word]) -> tuple[str, tuple[Word, ...], tuple[str, ...]
 # Quote removal
 # --------------------------------------------------------------------------------------------
 
-_ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f",
-         "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_ANSI = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
 
 
 _SPECIAL_WORD = re.compile(r"[\\'\"$`<>]")
@@ -663,15 +739,75 @@ def _alternate_readings(text: str, omap: OffsetMap, script: Script) -> list[tupl
     return out
 
 
-_STATEMENT_SKIP = {"comment", "heredoc_body", "heredoc_start", "heredoc_end", ";", "&", "&&", "||", "|", "|&",
-                   "\n", "do", "done", "then", "fi", "else", "elif", "if", "while", "until", "for", "in",
-                   "case", "esac", "{", "}", "(", ")", "((", "))", "function", "select", ";;", ";&", ";;&"}
-_COMPOUND = {"subshell", "compound_statement", "if_statement", "while_statement", "for_statement",
-             "c_style_for_statement", "case_statement", "function_definition", "do_group", "elif_clause",
-             "else_clause", "case_item", "program"}
-_WORDISH = {"word", "string", "raw_string", "concatenation", "simple_expansion", "expansion",
-            "command_substitution", "process_substitution", "number", "ansi_c_string", "translated_string",
-            "arithmetic_expansion", "string_content", "brace_expression", "extglob_pattern"}
+_STATEMENT_SKIP = {
+    "comment",
+    "heredoc_body",
+    "heredoc_start",
+    "heredoc_end",
+    ";",
+    "&",
+    "&&",
+    "||",
+    "|",
+    "|&",
+    "\n",
+    "do",
+    "done",
+    "then",
+    "fi",
+    "else",
+    "elif",
+    "if",
+    "while",
+    "until",
+    "for",
+    "in",
+    "case",
+    "esac",
+    "{",
+    "}",
+    "(",
+    ")",
+    "((",
+    "))",
+    "function",
+    "select",
+    ";;",
+    ";&",
+    ";;&",
+}
+_COMPOUND = {
+    "subshell",
+    "compound_statement",
+    "if_statement",
+    "while_statement",
+    "for_statement",
+    "c_style_for_statement",
+    "case_statement",
+    "function_definition",
+    "do_group",
+    "elif_clause",
+    "else_clause",
+    "case_item",
+    "program",
+}
+_WORDISH = {
+    "word",
+    "string",
+    "raw_string",
+    "concatenation",
+    "simple_expansion",
+    "expansion",
+    "command_substitution",
+    "process_substitution",
+    "number",
+    "ansi_c_string",
+    "translated_string",
+    "arithmetic_expansion",
+    "string_content",
+    "brace_expression",
+    "extglob_pattern",
+}
 
 
 class _Builder:
@@ -739,9 +875,21 @@ class _Builder:
                 cmd = self.make_command(loose, (), (), node)
                 inner.insert(0, Pipeline([cmd], cmd.start, cmd.end))
             return inner
-        if t in _WORDISH or t in ("command", "declaration_command", "unset_command", "test_command",
-                                  "negated_command", "variable_assignment", "variable_assignments",
-                                  "arithmetic_expansion") or t in _COMPOUND:
+        if (
+            t in _WORDISH
+            or t
+            in (
+                "command",
+                "declaration_command",
+                "unset_command",
+                "test_command",
+                "negated_command",
+                "variable_assignment",
+                "variable_assignments",
+                "arithmetic_expansion",
+            )
+            or t in _COMPOUND
+        ):
             stages = self.stage_list(node)
             if not stages:
                 return []
@@ -772,17 +920,35 @@ class _Builder:
             return [Command((), a, b, body=body, depth=self.depth)]
         if t == "command":
             return [self.command(node)]
-        if t in _COMPOUND or t in ("test_command", "declaration_command", "unset_command", "variable_assignment",
-                                   "variable_assignments") or t == "ERROR":
+        if (
+            t in _COMPOUND
+            or t
+            in ("test_command", "declaration_command", "unset_command", "variable_assignment", "variable_assignments")
+            or t == "ERROR"
+        ):
             a, b = self.src.span(node)
             if t in ("declaration_command", "unset_command"):
-                words = [ch for ch in node.children if ch.type in _WORDISH or ch.type == "variable_assignment"
-                         or ch.type in ("export", "local", "declare", "readonly", "typeset", "unset")]
-                return [self.make_command([w for w in words if w.type != "variable_assignment"],
-                                          [w for w in words if w.type == "variable_assignment"], (), node)]
+                words = [
+                    ch
+                    for ch in node.children
+                    if ch.type in _WORDISH
+                    or ch.type == "variable_assignment"
+                    or ch.type in ("export", "local", "declare", "readonly", "typeset", "unset")
+                ]
+                return [
+                    self.make_command(
+                        [w for w in words if w.type != "variable_assignment"],
+                        [w for w in words if w.type == "variable_assignment"],
+                        (),
+                        node,
+                    )
+                ]
             if t in ("variable_assignment", "variable_assignments"):
-                assigns = [node] if t == "variable_assignment" else [c for c in node.children
-                                                                     if c.type == "variable_assignment"]
+                assigns = (
+                    [node]
+                    if t == "variable_assignment"
+                    else [c for c in node.children if c.type == "variable_assignment"]
+                )
                 return [self.make_command([], assigns, (), node)]
             if t == "test_command":
                 words = list(self._descend_words(node))
@@ -862,8 +1028,9 @@ class _Builder:
             body_nodes = [c for c in sn.children if c.is_named]
             a = self.src.i(sn.start_byte)
             if self.depth + 1 > MAX_DEPTH:
-                subs.append(Script([], self.src.omap(a), self.src.omap(a), truncated=self.src.omap(a),
-                                   depth=self.depth + 1))
+                subs.append(
+                    Script([], self.src.omap(a), self.src.omap(a), truncated=self.src.omap(a), depth=self.depth + 1)
+                )
                 continue
             child = _Builder(self.src, self.depth + 1)
             pipes = []
@@ -875,8 +1042,17 @@ class _Builder:
         process = ""
         if node.type == "process_substitution":
             process = raw[:2]
-        return Word(text, raw, a, b, None if lazy else OffsetMap.at(self.src.omap(i0)), tuple(subs), process,
-                    expands or bool(subs), lazy)
+        return Word(
+            text,
+            raw,
+            a,
+            b,
+            None if lazy else OffsetMap.at(self.src.omap(i0)),
+            tuple(subs),
+            process,
+            expands or bool(subs),
+            lazy,
+        )
 
     def redirect(self, node) -> Redirect:
         a, b = self.src.span(node)

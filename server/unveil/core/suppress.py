@@ -39,11 +39,24 @@ REFUSED_RULE = "UNV012"
 #: findings are silenced only from outside the file (project configuration ``per-file-ignores``).
 #: Other categories (format, cost, imports, internal, and user rules' own categories) stay
 #: suppressible.
-SECURITY_CATEGORIES = frozenset({
-    "hidden-content", "prompt-injection", "anti-refusal", "concealment", "data-exfiltration",
-    "privilege-escalation", "supply-chain", "agent-snooping", "system-prompt-leakage", "ssrf",
-    "excessive-agency", "secrets", "persistence", "obfuscation",
-})
+SECURITY_CATEGORIES = frozenset(
+    {
+        "hidden-content",
+        "prompt-injection",
+        "anti-refusal",
+        "concealment",
+        "data-exfiltration",
+        "privilege-escalation",
+        "supply-chain",
+        "agent-snooping",
+        "system-prompt-leakage",
+        "ssrf",
+        "excessive-agency",
+        "secrets",
+        "persistence",
+        "obfuscation",
+    }
+)
 
 
 def suppressible(f: Finding) -> bool:
@@ -114,8 +127,15 @@ def parse(body: str, known: frozenset[str] | None = None) -> tuple[str, tuple[st
     reason = (m["reason"] or "").strip()
     ids = tuple(i for i in _ID_SEP.split(raw_ids) if i) if raw_ids else ()
     if directive not in DIRECTIVES:
-        return directive, ids, reason, (f"unknown directive `unveil-{directive}` "
-                                        f"(expected one of {', '.join('unveil-' + d for d in DIRECTIVES)})")
+        return (
+            directive,
+            ids,
+            reason,
+            (
+                f"unknown directive `unveil-{directive}` "
+                f"(expected one of {', '.join('unveil-' + d for d in DIRECTIVES)})"
+            ),
+        )
     if not ids:
         return directive, ids, reason, "no rule ids (write e.g. `unveil-ignore HID020: reason`)"
     bad = [i for i in ids if not re.fullmatch(r"[A-Za-z0-9_-]+", i)]
@@ -126,7 +146,12 @@ def parse(body: str, known: frozenset[str] | None = None) -> tuple[str, tuple[st
         return directive, ids, reason, f"unknown rule id or category {', '.join(unknown)} (see `unveil rules`)"
     if directive != "enable":
         if m["reason"] is None:
-            return directive, ids, reason, "the reason is mandatory: `unveil-" + directive + " " + ", ".join(ids) + ": why`"
+            return (
+                directive,
+                ids,
+                reason,
+                "the reason is mandatory: `unveil-" + directive + " " + ", ".join(ids) + ": why`",
+            )
         if not reason:
             return directive, ids, reason, "empty reason after ':'"
         if "\n" in reason or "\r" in reason:
@@ -235,22 +260,46 @@ def apply(ctx, findings: list[Finding]) -> tuple[list[Finding], list[Finding], l
     reports: list[Finding] = []
     for p in pragmas:
         if p.error is not None:
-            reports.append(Finding(MALFORMED_RULE, Severity.WARNING, p.start, p.end,
-                                   f"Malformed unveil suppression: {p.error}; it suppresses nothing",
-                                   category="internal", data={"error": p.error}))
+            reports.append(
+                Finding(
+                    MALFORMED_RULE,
+                    Severity.WARNING,
+                    p.start,
+                    p.end,
+                    f"Malformed unveil suppression: {p.error}; it suppresses nothing",
+                    category="internal",
+                    data={"error": p.error},
+                )
+            )
             continue
         for f in p.refused:
             line = doc.line_of(f.start) + 1
-            reports.append(Finding(REFUSED_RULE, Severity.WARNING, p.start, p.end,
-                                   f"This suppression cannot hide {f.rule} on line {line}: security findings "
-                                   f"({f.category}) are never suppressed from inside the file (the file could "
-                                   "silence its own payload); use per-file-ignores in the project configuration",
-                                   category="internal", data={"refused": f.rule, "line": line}))
+            reports.append(
+                Finding(
+                    REFUSED_RULE,
+                    Severity.WARNING,
+                    p.start,
+                    p.end,
+                    f"This suppression cannot hide {f.rule} on line {line}: security findings "
+                    f"({f.category}) are never suppressed from inside the file (the file could "
+                    "silence its own payload); use per-file-ignores in the project configuration",
+                    category="internal",
+                    data={"refused": f.rule, "line": line},
+                )
+            )
         if p.directive != "enable" and not p.refused:
             unused = [i for i in p.ids if i not in p.used]
             if unused:
-                reports.append(Finding(UNUSED_RULE, Severity.WARNING, p.start, p.end,
-                                       f"Unused suppression: `unveil-{p.directive}` of {', '.join(unused)} "
-                                       "suppresses no finding; remove it",
-                                       category="internal", data={"unused": unused}))
+                reports.append(
+                    Finding(
+                        UNUSED_RULE,
+                        Severity.WARNING,
+                        p.start,
+                        p.end,
+                        f"Unused suppression: `unveil-{p.directive}` of {', '.join(unused)} "
+                        "suppresses no finding; remove it",
+                        category="internal",
+                        data={"unused": unused},
+                    )
+                )
     return kept, suppressed, reports

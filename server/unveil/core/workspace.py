@@ -204,8 +204,14 @@ def summarize(entries: Iterable[FileEntry], root: str = "", settings=None, compl
                 t.findings[s] = t.findings.get(s, 0) + n
             t.grade = _worse(t.grade, e.grade)
     kinds_sorted = sorted(per_kind.values(), key=lambda k: (not k.counted, -k.session, k.kind))
-    return WorkspaceSummary(root=root, files=files, kinds=kinds_sorted, total=total,
-                            budget=budget(settings, "workspaceSessionTokens"), complete=complete)
+    return WorkspaceSummary(
+        root=root,
+        files=files,
+        kinds=kinds_sorted,
+        total=total,
+        budget=budget(settings, "workspaceSessionTokens"),
+        complete=complete,
+    )
 
 
 def display_path(path: Path, root: Path) -> str:
@@ -216,8 +222,9 @@ def display_path(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-def iter_analyses(root: str | os.PathLike, settings, *, reader: Callable | None = None,
-                  files: list[Path] | None = None) -> Iterator[tuple[Path, object | None, str | None]]:
+def iter_analyses(
+    root: str | os.PathLike, settings, *, reader: Callable | None = None, files: list[Path] | None = None
+) -> Iterator[tuple[Path, object | None, str | None]]:
     """Analyse every agent file under ``root``: yields ``(path, analysis, error)`` — the
     analysis with its token report, or ``None`` and a message when the file could not be read."""
     from unveil.core.analyze import analyze
@@ -259,15 +266,33 @@ def format_table(summary: WorkspaceSummary) -> list[str]:
         return f"{f.get('error', 0)}/{f.get('warning', 0)}/{f.get('info', 0)}"
 
     for k in summary.kinds:
-        rows.append((f"{k.kind_label} ({k.files} file{'s' if k.files != 1 else ''})"
-                     + ("" if k.counted else ", not in totals"), n(k.session), n(k.invoke), n(k.claude_session),
-                     k.grade, counts(k.findings)))
+        rows.append(
+            (
+                f"{k.kind_label} ({k.files} file{'s' if k.files != 1 else ''})"
+                + ("" if k.counted else ", not in totals"),
+                n(k.session),
+                n(k.invoke),
+                n(k.claude_session),
+                k.grade,
+                counts(k.findings),
+            )
+        )
         for e in summary.files:
             if e.kind == k.kind:
-                rows.append(("  " + e.path, n(e.session), n(e.invoke), n(e.claude_session), e.grade, counts(e.findings)))
+                rows.append(
+                    ("  " + e.path, n(e.session), n(e.invoke), n(e.claude_session), e.grade, counts(e.findings))
+                )
     t = summary.total
-    rows.append((f"Total ({t.files} agent file{'s' if t.files != 1 else ''})", n(t.session), n(t.invoke),
-                 n(t.claude_session), t.grade, counts(t.findings)))
+    rows.append(
+        (
+            f"Total ({t.files} agent file{'s' if t.files != 1 else ''})",
+            n(t.session),
+            n(t.invoke),
+            n(t.claude_session),
+            t.grade,
+            counts(t.findings),
+        )
+    )
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = []
     for r in [header, *rows]:
@@ -275,7 +300,9 @@ def format_table(summary: WorkspaceSummary) -> list[str]:
         lines.append("  ".join(cells).rstrip())
     if summary.budget:
         state = "over" if summary.over_budget else "within"
-        lines.append(f"Every-session tokens {t.session:,} are {state} the workspace budget of {summary.budget:,} "
-                     "(budgets.workspaceSessionTokens).")
+        lines.append(
+            f"Every-session tokens {t.session:,} are {state} the workspace budget of {summary.budget:,} "
+            "(budgets.workspaceSessionTokens)."
+        )
     lines.append("≈ Claude figures are estimates (o200k × the Claude token ratio); totals add every agent's files.")
     return lines

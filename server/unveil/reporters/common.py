@@ -126,8 +126,14 @@ def config_summary(results) -> dict:
         isolated = isolated or bool(info.get("isolated"))
         path = info.get("path")
         if path:
-            entry = applied.setdefault(path, {"path": no_lone_surrogates(path), "files": 0,
-                                              "effects": [no_lone_surrogates(e) for e in info.get("effects", ())]})
+            entry = applied.setdefault(
+                path,
+                {
+                    "path": no_lone_surrogates(path),
+                    "files": 0,
+                    "effects": [no_lone_surrogates(e) for e in info.get("effects", ())],
+                },
+            )
             entry["files"] += 1
     return {"isolated": isolated, "applied": [applied[k] for k in sorted(applied)]}
 
@@ -141,8 +147,11 @@ def config_lines(summary: dict) -> list[str]:
     for a in summary["applied"]:
         files = f"{a['files']:,} file" + ("" if a["files"] == 1 else "s")
         if a["effects"]:
-            out.append(f"Project configuration {printable(a['path'])} applied to {files}; it turns off or lowers: "
-                       + "; ".join(printable(e) for e in a["effects"]) + ".")
+            out.append(
+                f"Project configuration {printable(a['path'])} applied to {files}; it turns off or lowers: "
+                + "; ".join(printable(e) for e in a["effects"])
+                + "."
+            )
         else:
             out.append(f"Project configuration {printable(a['path'])} applied to {files}; it turns nothing off.")
     return out

@@ -39,17 +39,19 @@ def issues(results: Iterable[FileResult]) -> list[dict]:
         text = r.analysis.doc.text
         for f in r.analysis.findings:
             s = span(r.analysis, f)
-            covered = text[max(f.start, 0):max(f.end, f.start, 0)]
+            covered = text[max(f.start, 0) : max(f.end, f.start, 0)]
             key = (f.rule, covered)
             seen[key] = seen.get(key, 0) + 1
-            out.append({
-                "description": no_lone_surrogates(f"{f.rule}: {f.message}"),
-                "check_name": f.rule,
-                "fingerprint": _fingerprint(r.path, f.rule, covered, seen[key]),
-                "severity": "blocker" if f.rule == INTERNAL_RULE else SEVERITY[f.severity],
-                "categories": ["Security"],
-                "location": {"path": no_lone_surrogates(r.path), "lines": {"begin": s.line, "end": s.end_line}},
-            })
+            out.append(
+                {
+                    "description": no_lone_surrogates(f"{f.rule}: {f.message}"),
+                    "check_name": f.rule,
+                    "fingerprint": _fingerprint(r.path, f.rule, covered, seen[key]),
+                    "severity": "blocker" if f.rule == INTERNAL_RULE else SEVERITY[f.severity],
+                    "categories": ["Security"],
+                    "location": {"path": no_lone_surrogates(r.path), "lines": {"begin": s.line, "end": s.end_line}},
+                }
+            )
     return out
 
 

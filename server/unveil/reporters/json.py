@@ -38,9 +38,23 @@ def finding_dict(result: FileResult, finding) -> dict:
         "end_column": s.end_column,
         "message": no_lone_surrogates(finding.message),
         "hidden_text": no_lone_surrogates(finding.hidden_text),
-        **({"related": [{"path": no_lone_surrogates(p), "line": sl + 1, "column": sc + 1, "end_line": el + 1,
-                         "end_column": ec + 1, "message": no_lone_surrogates(m)}
-                        for p, sl, sc, el, ec, m in finding.related]} if finding.related else {}),
+        **(
+            {
+                "related": [
+                    {
+                        "path": no_lone_surrogates(p),
+                        "line": sl + 1,
+                        "column": sc + 1,
+                        "end_line": el + 1,
+                        "end_column": ec + 1,
+                        "message": no_lone_surrogates(m),
+                    }
+                    for p, sl, sc, el, ec, m in finding.related
+                ]
+            }
+            if finding.related
+            else {}
+        ),
     }
 
 

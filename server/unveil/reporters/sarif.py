@@ -50,8 +50,18 @@ SECURITY_SEVERITY = {Severity.ERROR: 7.0, Severity.WARNING: 5.0, Severity.INFO: 
 """``properties.security-severity`` by default severity (GitHub code scanning: ≥ 9.0 critical,
 7.0–8.9 high, 4.0–6.9 medium, 0.1–3.9 low)."""
 
-HIGH_IMPACT = frozenset({"hidden-content", "data-exfiltration", "secrets", "privilege-escalation",
-                         "prompt-injection", "supply-chain", "persistence", "concealment"})
+HIGH_IMPACT = frozenset(
+    {
+        "hidden-content",
+        "data-exfiltration",
+        "secrets",
+        "privilege-escalation",
+        "prompt-injection",
+        "supply-chain",
+        "persistence",
+        "concealment",
+    }
+)
 """Categories whose findings get +1.5 security-severity: the agent acts on hidden text, or
 secrets, code or permissions are at stake."""
 
@@ -224,8 +234,13 @@ def render(
     for a in config["applied"]:  # a scanned repository's own configuration never blinds silently
         if a["effects"]:
             invocation.setdefault("toolExecutionNotifications", []).append(
-                {"level": "warning", "message": {"text": f"project configuration {a['path']} turns off or lowers: "
-                                                         + "; ".join(a["effects"])}})
+                {
+                    "level": "warning",
+                    "message": {
+                        "text": f"project configuration {a['path']} turns off or lowers: " + "; ".join(a["effects"])
+                    },
+                }
+            )
     log = {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",

@@ -47,19 +47,25 @@ def render(results: Iterable[FileResult], notes: Iterable[str] = ()) -> str:
     with_findings = sum(1 for r in results if r.analysis.findings)
     if total:
         detail = ", ".join(_plural(counts[s], s.label) for s in Severity if counts[s])
-        head = f"## unveil: {_plural(total, 'finding')} ({detail}) in {with_findings:,} of {_plural(len(results), 'file')}"
+        head = (
+            f"## unveil: {_plural(total, 'finding')} ({detail}) in {with_findings:,} of {_plural(len(results), 'file')}"
+        )
     else:
         head = f"## unveil: no findings in {_plural(len(results), 'file')}"
     lines = [head, ""]
     if results:
-        lines += ["| File | Kind | Grade | Tokens every session | Tokens once invoked | Findings |",
-                  "|---|---|---|---:|---:|---:|"]
+        lines += [
+            "| File | Kind | Grade | Tokens every session | Tokens once invoked | Findings |",
+            "|---|---|---|---:|---:|---:|",
+        ]
         for r in results:
             session, invoke = tokens_of(r.analysis)
             cells = [
                 code_span(printable(r.path), in_table=True),
                 code_span(printable(kind_label(r.analysis)), in_table=True),
-                str(r.analysis.grade) if str(r.analysis.grade) in "ABCDEF" else code_span(str(r.analysis.grade), in_table=True),
+                str(r.analysis.grade)
+                if str(r.analysis.grade) in "ABCDEF"
+                else code_span(str(r.analysis.grade), in_table=True),
                 "–" if session is None else f"{session:,}",
                 "–" if invoke is None else f"{invoke:,}",
                 str(len(r.analysis.findings)),
@@ -73,8 +79,10 @@ def render(results: Iterable[FileResult], notes: Iterable[str] = ()) -> str:
             if listed >= MAX_FINDINGS:
                 break
             s = span(r.analysis, f)
-            items.append(f"- {code_span(printable(f'{r.path}:{s.line}:{s.column}'))} **{f.severity.label}** "
-                         f"{inline(f.rule)} {code_span(printable(f.message))}")
+            items.append(
+                f"- {code_span(printable(f'{r.path}:{s.line}:{s.column}'))} **{f.severity.label}** "
+                f"{inline(f.rule)} {code_span(printable(f.message))}"
+            )
             listed += 1
     if items:
         lines += ["### Findings", ""] + items

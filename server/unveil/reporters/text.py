@@ -68,8 +68,9 @@ def summary_line(result: FileResult, colour: bool = False) -> str:
     return f"{path}: " + " · ".join(parts)
 
 
-def render(results: Iterable[FileResult], colour: bool = False, errors: int = 0, quiet: bool = False,
-           notes: Iterable[str] = ()) -> str:
+def render(
+    results: Iterable[FileResult], colour: bool = False, errors: int = 0, quiet: bool = False, notes: Iterable[str] = ()
+) -> str:
     """The whole report. ``errors`` is the number of paths that could not be read (their
     messages went to stderr); it is repeated in the final count. ``quiet``: the finding lines
     only (``""`` when there are none). ``notes``: lines about what shaped the scan

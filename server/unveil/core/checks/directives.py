@@ -98,6 +98,13 @@ import regex
 
 from unveil.core import context as cx
 from unveil.core.checks import obfuscation
+from unveil.core.checks.literal_index import WINDOW_MIN_TEXT as _WINDOW_MIN_TEXT
+from unveil.core.checks.literal_index import Lines as _Lines
+from unveil.core.checks.literal_index import in_spans as _in_spans
+from unveil.core.checks.literal_index import in_windows as _in_windows
+from unveil.core.checks.literal_index import may_match as _may_match
+from unveil.core.checks.literal_index import word_index as _word_index
+from unveil.core.checks.pattern_analysis import match_width, required_literals, single_line  # noqa: F401
 from unveil.core.findings import Finding, Severity
 from unveil.core.rules import Rule, RuleSet, bundled_rules, load_rule_files
 
@@ -137,6 +144,8 @@ def _is_user(pr) -> bool:
 def pattern_timeout(n_chars: int) -> float:
     """Time bound (seconds) for one pattern over a document of ``n_chars`` code points."""
     return PATTERN_TIMEOUT + max(0, n_chars - 100_000) / 1_000_000 * TIMEOUT_PER_MB
+
+
 REGIONS = ("prose", "hidden", "code", "frontmatter")
 DEFAULT_APPLIES = ("prose", "hidden", "code")
 COMBO_DEFAULTS = {
@@ -252,9 +261,13 @@ def compile_rule(rule: Rule, analysis: tuple | None = None) -> PatternRule:
     if not isinstance(ctx, dict):
         raise ValueError(f"rule {rid}: [rule.context] must be a table")
     kw = {}
-    for key, allowed in (("prohibition", ("lower", "keep")), ("quoted", ("lower", "keep")),
-                         ("denylist", ("lower", "keep")), ("code", ("lower", "keep")),
-                         ("hidden", ("raise", "keep"))):
+    for key, allowed in (
+        ("prohibition", ("lower", "keep")),
+        ("quoted", ("lower", "keep")),
+        ("denylist", ("lower", "keep")),
+        ("code", ("lower", "keep")),
+        ("hidden", ("raise", "keep")),
+    ):
         if key in ctx:
             if ctx[key] not in allowed:
                 raise ValueError(f"rule {rid}: context.{key} must be one of {list(allowed)}")
@@ -273,9 +286,11 @@ def compile_rule(rule: Rule, analysis: tuple | None = None) -> PatternRule:
     comp = _compile_list if analysis is None else _lazy_list
     compiled = comp(pats, flags, "patterns", rid)
     if analysis is None:
-        analysis = ([required_literals(p.pattern, p.flags) for p in compiled],
-                    [single_line(p.pattern, p.flags) for p in compiled],
-                    [match_width(p.pattern, p.flags) for p in compiled])
+        analysis = (
+            [required_literals(p.pattern, p.flags) for p in compiled],
+            [single_line(p.pattern, p.flags) for p in compiled],
+            [match_width(p.pattern, p.flags) for p in compiled],
+        )
     return PatternRule(
         rule=rule,
         patterns=compiled,
@@ -294,15 +309,7 @@ def compile_rule(rule: Rule, analysis: tuple | None = None) -> PatternRule:
     )
 
 
-from unveil.core.checks.literal_index import WINDOW_MIN_TEXT as _WINDOW_MIN_TEXT  # noqa: E402
-from unveil.core.checks.literal_index import Lines as _Lines  # noqa: E402
-from unveil.core.checks.literal_index import in_spans as _in_spans, in_windows as _in_windows  # noqa: E402
-from unveil.core.checks.literal_index import may_match as _may_match, word_index as _word_index  # noqa: E402
-from unveil.core.checks.pattern_analysis import match_width, required_literals, single_line  # noqa: E402,F401
-
-
-def compile_rules(rules: Iterable[Rule], errors: list[str] | None = None,
-                  analyses: dict | None = None) -> PatternRules:
+def compile_rules(rules: Iterable[Rule], errors: list[str] | None = None, analyses: dict | None = None) -> PatternRules:
     """Compile every ``directives`` rule of ``rules``; bad ones go to ``errors``
     (``"<file>: rule <id>: <problem>"``). ``analyses``: cached ``{rule id: (prefilters,
     single_line, widths)}`` of rules known to compile (see :func:`compile_rule`)."""
@@ -578,8 +585,14 @@ def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[F
     state = doc_state(text, getattr(ctx, "markdown", None))
     kind = getattr(ctx, "kind", "*") or "*"
     seen: dict[str, list[tuple[int, int]]] = {}
-    out = _run(state, prules, kind, timeout if timeout is not None else pattern_timeout(len(text)), seen,
-               line_of=ctx.doc.line_of)
+    out = _run(
+        state,
+        prules,
+        kind,
+        timeout if timeout is not None else pattern_timeout(len(text)),
+        seen,
+        line_of=ctx.doc.line_of,
+    )
     try:
         for d, hits in obfuscation.decode_document(text).payloads:
             for h in hits:
@@ -589,12 +602,18 @@ def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[F
                 if any(s < d.end and d.start < e for s, e in spans):
                     continue
                 spans.append((d.start, d.end))
-                out.append(Finding(
-                    h.rule, h.severity, d.start, d.end,
-                    f"{h.message} — in {d.encoding}-decoded text \"{obfuscation.preview(d.text)}\"",
-                    category=h.category, hidden_text=d.text,
-                    data={**h.data, "region": "hidden", "decoded": d.encoding},
-                ))
+                out.append(
+                    Finding(
+                        h.rule,
+                        h.severity,
+                        d.start,
+                        d.end,
+                        f'{h.message} — in {d.encoding}-decoded text "{obfuscation.preview(d.text)}"',
+                        category=h.category,
+                        hidden_text=d.text,
+                        data={**h.data, "region": "hidden", "decoded": d.encoding},
+                    )
+                )
     except Exception:  # noqa: BLE001 - the decoded rescan never loses the direct findings
         log.exception("decoded rescan failed")
     return out
@@ -607,8 +626,14 @@ def scan_text(text: str, prules: PatternRules | None = None, timeout: float | No
         return []
     prules = prules or load_pattern_rules()
     state = doc_state(text, None, decoded=True)
-    return _run(state, prules, None, timeout if timeout is not None else pattern_timeout(len(text)), {},
-                line_of=lambda o: text.count("\n", 0, o))
+    return _run(
+        state,
+        prules,
+        None,
+        timeout if timeout is not None else pattern_timeout(len(text)),
+        {},
+        line_of=lambda o: text.count("\n", 0, o),
+    )
 
 
 def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float, seen: dict, line_of) -> list[Finding]:
@@ -622,10 +647,18 @@ def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float
         if user and user_spent > USER_BUDGET_S:
             if not budget_noted:
                 budget_noted = True
-                out.append(Finding("UNV023", Severity.WARNING, 0, 0,
-                                   f"user pattern rules took more than {USER_BUDGET_S:.1f} s on this file; rule "
-                                   f"{pr.id} and the user rules after it were not run on it", category="internal",
-                                   data={"rule": pr.id}))
+                out.append(
+                    Finding(
+                        "UNV023",
+                        Severity.WARNING,
+                        0,
+                        0,
+                        f"user pattern rules took more than {USER_BUDGET_S:.1f} s on this file; rule "
+                        f"{pr.id} and the user rules after it were not run on it",
+                        category="internal",
+                        data={"rule": pr.id},
+                    )
+                )
             continue
         spans = seen.setdefault(pr.id, [])  # one finding per overlapping stretch, whichever pattern hit first
         names = ["reading", "view"] if needs_raw(pr) else ["reading"]
@@ -640,10 +673,18 @@ def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float
                 tkey = (pr.id, pat.pattern)
                 if _timeouts.get(tkey, 0) >= DISABLE_AFTER:
                     timed_out.add(i)
-                    out.append(Finding("UNV024", Severity.WARNING, 0, 0,
-                                       f"rule {pr.id} ({pr.rule.source}): pattern {_clip(pat.pattern, 60)!r} timed out "
-                                       f"on {DISABLE_AFTER} files and is disabled for this run; it did not check this file",
-                                       category="internal", data={"rule": pr.id}))
+                    out.append(
+                        Finding(
+                            "UNV024",
+                            Severity.WARNING,
+                            0,
+                            0,
+                            f"rule {pr.id} ({pr.rule.source}): pattern {_clip(pat.pattern, 60)!r} timed out "
+                            f"on {DISABLE_AFTER} files and is disabled for this run; it did not check this file",
+                            category="internal",
+                            data={"rule": pr.id},
+                        )
+                    )
                     continue
                 started = time.monotonic()
                 try:
@@ -655,10 +696,14 @@ def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float
                     timed_out.add(i)
                     _timeouts[tkey] = _timeouts.get(tkey, 0) + 1
                     if _timeouts[tkey] == DISABLE_AFTER:
-                        log.warning("rule %s: pattern %r timed out on %d files; disabled for this run",
-                                    pr.id, _clip(pat.pattern, 60), DISABLE_AFTER)
+                        log.warning(
+                            "rule %s: pattern %r timed out on %d files; disabled for this run",
+                            pr.id,
+                            _clip(pat.pattern, 60),
+                            DISABLE_AFTER,
+                        )
                     o = f_or_timeout
-                    where = (f"after its last match on line {line_of(o) + 1}" if o else "anywhere in the file")
+                    where = f"after its last match on line {line_of(o) + 1}" if o else "anywhere in the file"
                     out.append(
                         Finding(
                             TIMEOUT_RULE,
@@ -674,8 +719,9 @@ def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float
     return out
 
 
-def _scan_pattern(pr: PatternRule, i: int, pat, t: _Target, state: DocState, timeout: float, spans: list,
-                  out: list) -> int | None:
+def _scan_pattern(
+    pr: PatternRule, i: int, pat, t: _Target, state: DocState, timeout: float, spans: list, out: list
+) -> int | None:
     """Run pattern ``i`` of ``pr`` on ``t``, appending new findings to ``out``. Returns ``None``,
     or on timeout the source offset after the last match."""
     vt = t.text
@@ -789,21 +835,33 @@ def _finding(pr: PatternRule, state: DocState, t: _Target, vs: int, ve: int, tim
         msg,
         category=pr.rule.category,
         hidden_text=matched if (j.region == "hidden" and view.text[vs:ve] != original) else None,
-        data={"region": j.region, "context": list(j.reasons), "base_severity": pr.rule.severity.label,
-              "combo": pr.combo, "reading": t.name, **({"normalised": matched} if normalised else {})},
+        data={
+            "region": j.region,
+            "context": list(j.reasons),
+            "base_severity": pr.rule.severity.label,
+            "combo": pr.combo,
+            "reading": t.name,
+            **({"normalised": matched} if normalised else {}),
+        },
     )
 
 
-_COMBO_LABEL = {"input": "untrusted input/injection", "secrets": "secret or private-data access",
-                "egress": "sending data out"}
+_COMBO_LABEL = {
+    "input": "untrusted input/injection",
+    "secrets": "secret or private-data access",
+    "egress": "sending data out",
+}
 
 
 def combine(findings: list[Finding], doc=None) -> list[Finding]:
     """Combination post-pass: if the file has an ``input``, a ``secrets`` and an ``egress``
     finding at warning or above, raise each such finding to error and append
     "(combined with …)" naming the other two roles with their rule ids and 1-based lines."""
-    active = [f for f in findings if f.data.get("combo") and f.severity <= Severity.WARNING
-              and "floor" not in (f.data.get("context") or ())]  # a floored finding was lowered
+    active = [
+        f
+        for f in findings
+        if f.data.get("combo") and f.severity <= Severity.WARNING and "floor" not in (f.data.get("context") or ())
+    ]  # a floored finding was lowered
     roles: dict[str, list[Finding]] = {}
     for f in active:
         roles.setdefault(f.data["combo"], []).append(f)

@@ -175,7 +175,8 @@ def parse_schemas(data: dict) -> Schemas:
     for kind in raw:
         build(kind)
     tools = {
-        name: frozenset(t.get("names", ())) | frozenset(t.get("recent", ())) for name, t in data.get("tools", {}).items()
+        name: frozenset(t.get("names", ())) | frozenset(t.get("recent", ()))
+        for name, t in data.get("tools", {}).items()
     }
     return Schemas(kinds=built, tools=tools, not_typos=frozenset(data.get("not_typos", {}).get("keys", ())))
 
@@ -554,7 +555,10 @@ def check_text(text: str, schema: Schema, path: str | None = None) -> Iterator[F
         if _UNCLOSED.match(text):
             a, b = _line_range(text, 1)
             yield _finding(
-                "FMT030", Severity.ERROR, a, b,
+                "FMT030",
+                Severity.ERROR,
+                a,
+                b,
                 "Frontmatter is never closed: the opening --- has no closing --- line, so the whole file "
                 f"reads as frontmatter to some parsers and as text to others. {_skip_note(schema)}",
             )
@@ -571,7 +575,10 @@ def check_text(text: str, schema: Schema, path: str | None = None) -> Iterator[F
     if parsed.error and not parsed.loose:
         a, b = _line_range(text, parsed.error_line or span.yaml_line + 1)
         yield _finding(
-            "FMT030", Severity.ERROR, a, b,
+            "FMT030",
+            Severity.ERROR,
+            a,
+            b,
             f"Invalid YAML frontmatter: {parsed.error} (line {parsed.error_line}). {_skip_note(schema)}",
         )
         return
@@ -583,7 +590,10 @@ def check_text(text: str, schema: Schema, path: str | None = None) -> Iterator[F
         if len(occ) > 1:
             for e in occ[:-1]:
                 yield _finding(
-                    "FMT020", Severity.WARNING, e.key_start, e.key_end,
+                    "FMT020",
+                    Severity.WARNING,
+                    e.key_start,
+                    e.key_end,
                     f"Duplicate key '{key}' ({len(occ)} times): YAML forbids it; PyYAML and ruamel keep the last "
                     "value, js-yaml and the yaml package reject the frontmatter, and a reader sees this one first.",
                     line_keys=len(occ),
@@ -616,14 +626,20 @@ def _missing_without_frontmatter(text, schema, path, name) -> Iterator[Finding]:
     a, b = _line_range(text, 1)
     if schema.kind == "claude-agent":
         yield _finding(
-            "FMT015", Severity.INFO, a, b,
+            "FMT015",
+            Severity.INFO,
+            a,
+            b,
             "No frontmatter: Claude Code treats this file as documentation, not as a subagent "
             "(a subagent needs name and description).",
             missing=[s.name for s in required],
         )
     elif schema.kind == "claude-skill":
         yield _finding(
-            "FMT015", Severity.WARNING, a, b,
+            "FMT015",
+            Severity.WARNING,
+            a,
+            b,
             "No frontmatter: the Agent Skills spec requires name and description; Claude Code falls back to the "
             "folder name and the first paragraph.",
             missing=[s.name for s in required],
@@ -685,10 +701,14 @@ def _listing_cap(schema: Schema, last: dict[str, Entry]) -> Iterator[Finding]:
         else:
             a, b = target.value_start, target.value_end
         yield _finding(
-            "FMT014", Severity.WARNING, a, b,
+            "FMT014",
+            Severity.WARNING,
+            a,
+            b,
             f"The skill listing entry is cut at {s.listing_cap:,} characters (description + when_to_use = "
             f"{total:,}): the model never sees the text from here on.",
-            length=total, cap=s.listing_cap,
+            length=total,
+            cap=s.listing_cap,
         )
 
 
@@ -700,14 +720,20 @@ def _check_entry(text: str, schema: Schema, e: Entry, path: str | None, loose: b
         hint = None if e.key in load_schemas().not_typos else suggest(e.key, list(schema.keys))
         if hint:
             yield _finding(
-                "FMT001", Severity.WARNING, e.key_start, e.key_end,
+                "FMT001",
+                Severity.WARNING,
+                e.key_start,
+                e.key_end,
                 f"Unknown key '{e.key}' for a {schema.label}: did you mean '{hint}'? {schema.unknown_note}".strip(),
                 fixes=[Fix(f"Rename to '{hint}'", (Edit(e.key_start, e.key_end, hint),))],
                 suggestion=hint,
             )
         else:
             yield _finding(
-                "FMT002", Severity.INFO, e.key_start, e.key_end,
+                "FMT002",
+                Severity.INFO,
+                e.key_start,
+                e.key_end,
                 f"Unknown key '{e.key}' for a {schema.label}. {schema.unknown_note}".strip(),
             )
         return
@@ -719,15 +745,22 @@ def _check_entry(text: str, schema: Schema, e: Entry, path: str | None, loose: b
             as_bool = "true" if value.lower() in _YAML11_TRUE else "false"
             claude = schema.kind in ("claude-skill", "claude-command")
             yield _finding(
-                "FMT022", Severity.INFO if claude else Severity.WARNING, sc.start, sc.end,
+                "FMT022",
+                Severity.INFO if claude else Severity.WARNING,
+                sc.start,
+                sc.end,
                 f"'{value}' is a boolean only in YAML 1.1; YAML 1.2 parsers read the string '{value}'. Write "
-                f"{as_bool}." + (" (Claude Code accepts yes/no/on/off since v2.1.218; other hosts may not.)" if claude else ""),
+                f"{as_bool}."
+                + (" (Claude Code accepts yes/no/on/off since v2.1.218; other hosts may not.)" if claude else ""),
                 fixes=[Fix(f"Replace with {as_bool}", (Edit(sc.start, sc.end, as_bool),))],
             )
             return
         if spec.type in ("string", "string-or-list", "model-list", "any") and not spec.values:
             yield _finding(
-                "FMT022", Severity.INFO, sc.start, sc.end,
+                "FMT022",
+                Severity.INFO,
+                sc.start,
+                sc.end,
                 f"'{value}' is read as a string by YAML 1.2 parsers but as a boolean by YAML 1.1 parsers "
                 f"(PyYAML); quote it: '{value}'.",
                 fixes=[Fix("Quote the value", (Edit(sc.start, sc.end, f'"{value}"'),))],
@@ -739,20 +772,27 @@ def _check_entry(text: str, schema: Schema, e: Entry, path: str | None, loose: b
             a, b = (sc.start - 1, sc.end + 1) if sc.style in ("'", '"') and sc.exact else (e.value_start, e.value_end)
             if spec.cursor_boolean:
                 sev = Severity.WARNING if low == "true" else Severity.INFO
-                msg = (
-                    f"{e.key} is the string \"{value}\", not a YAML boolean: Cursor treats the string as false"
-                    + (", so this rule is NOT always applied." if low == "true" else ". Write false without quotes.")
+                msg = f'{e.key} is the string "{value}", not a YAML boolean: Cursor treats the string as false' + (
+                    ", so this rule is NOT always applied." if low == "true" else ". Write false without quotes."
                 )
             else:
                 sev = Severity.WARNING
-                msg = f"{e.key} is the string \"{value}\", not a boolean: write {low} without quotes."
+                msg = f'{e.key} is the string "{value}", not a boolean: write {low} without quotes.'
             yield _finding("FMT005", sev, a, b, msg, fixes=[Fix(f"Replace with {low}", (Edit(a, b, low),))])
             return
     if not _type_ok(spec.type, value):
-        if not (spec.type == "boolean" and sc is not None and sc.style is None and isinstance(value, str)
-                and YAML11_BOOL.fullmatch(value)):
+        if not (
+            spec.type == "boolean"
+            and sc is not None
+            and sc.style is None
+            and isinstance(value, str)
+            and YAML11_BOOL.fullmatch(value)
+        ):
             yield _finding(
-                "FMT003", Severity.WARNING, e.value_start, max(e.value_end, e.value_start),
+                "FMT003",
+                Severity.WARNING,
+                e.value_start,
+                max(e.value_end, e.value_start),
                 f"{e.key} should be {_EXPECTED.get(spec.type, spec.type)}, not {_type_name(value)}.",
                 expected=spec.type,
             )
@@ -761,7 +801,7 @@ def _check_entry(text: str, schema: Schema, e: Entry, path: str | None, loose: b
         return
     # Allowed values.
     if spec.values and not spec.open_values:
-        for it in ([sc] if sc is not None else e.items):
+        for it in [sc] if sc is not None else e.items:
             if it is None or not isinstance(it.value, str) or spec.allows(it.value):
                 continue
             hint = _value_hint(it.value, spec)
@@ -769,11 +809,15 @@ def _check_entry(text: str, schema: Schema, e: Entry, path: str | None, loose: b
             shown = ", ".join(spec.values[:9])
             extra = " or a full Claude model id" if spec.pattern else ""
             yield _finding(
-                "FMT004", Severity.parse(spec.severity), it.start, it.end,
+                "FMT004",
+                Severity.parse(spec.severity),
+                it.start,
+                it.end,
                 f"{e.key}: '{it.value}' is not an allowed value"
                 + (f" (did you mean '{hint}'?)" if hint else "")
                 + f"; expected one of {shown}{extra}.",
-                fixes=fixes, allowed=list(spec.values),
+                fixes=fixes,
+                allowed=list(spec.values),
             )
     # Tool names.
     if spec.tools:
@@ -788,19 +832,30 @@ def _check_entry(text: str, schema: Schema, e: Entry, path: str | None, loose: b
                 continue
             why = _glob_problem(it.value)
             if why:
-                yield _finding("FMT007", Severity.WARNING, it.start, it.end,
-                               f"{e.key}: glob '{it.value}' {why}; it will not match as intended.")
+                yield _finding(
+                    "FMT007",
+                    Severity.WARNING,
+                    it.start,
+                    it.end,
+                    f"{e.key}: glob '{it.value}' {why}; it will not match as intended.",
+                )
     # Lengths.
     if isinstance(value, str):
-        if spec.max_length and len(value) > spec.max_length and not (
-            spec.listing_cap and len(value) > spec.listing_cap
+        if (
+            spec.max_length
+            and len(value) > spec.max_length
+            and not (spec.listing_cap and len(value) > spec.listing_cap)
         ):
             a, b = (sc.start + spec.max_length, sc.end) if sc is not None and sc.exact else (e.value_start, e.value_end)
             yield _finding(
-                "FMT013", Severity.WARNING, a, b,
+                "FMT013",
+                Severity.WARNING,
+                a,
+                b,
                 f"{e.key} is {len(value):,} characters; the limit is {spec.max_length:,} (Agent Skills spec): "
                 "validators and the Skills API reject it.",
-                length=len(value), limit=spec.max_length,
+                length=len(value),
+                limit=spec.max_length,
             )
         if spec.skill_name:
             yield from _check_skill_name(e, value, path)
@@ -841,12 +896,16 @@ def _check_tool(it: Scalar, known: frozenset[str], key: str, sev: Severity = Sev
     else:
         fixes = []
     yield _finding(
-        "FMT006", sev, it.start, it.end,
+        "FMT006",
+        sev,
+        it.start,
+        it.end,
         f"{key}: '{name}' is not a Claude Code tool"
         + (f" (did you mean '{hint}'?)" if hint else "")
         + "; Claude Code ignores unknown tool names, so the agent does not get it. Use a tool name such as Read, "
         "Bash(git:*) or mcp__server__tool.",
-        fixes=fixes, tool=name,
+        fixes=fixes,
+        tool=name,
     )
 
 
@@ -878,15 +937,22 @@ def _check_skill_name(e: Entry, value: str, path: str | None) -> Iterator[Findin
             value.startswith("-") or value.endswith("-") or "--" in value
         )
         yield _finding(
-            "FMT010", Severity.WARNING if cosmetic else Severity.ERROR, a, b,
+            "FMT010",
+            Severity.WARNING if cosmetic else Severity.ERROR,
+            a,
+            b,
             f"Skill name '{value}' " + "; ".join(problems) + ". The Agent Skills spec and the Skills API reject it.",
-            fixes=fixes, suggestion=fixed or None,
+            fixes=fixes,
+            suggestion=fixed or None,
         )
         return
     folder = _skill_folder(path)
     if folder and folder != value:
         yield _finding(
-            "FMT011", Severity.WARNING, a, b,
+            "FMT011",
+            Severity.WARNING,
+            a,
+            b,
             f"Skill name '{value}' differs from its folder '{folder}': the Agent Skills spec requires them to be "
             "equal, and Claude Code names the /command after the folder.",
             folder=folder,
@@ -910,13 +976,20 @@ def _check_agent_name(e: Entry, value: str) -> Iterator[Finding]:
     a, b = (sc.start, sc.end) if sc is not None else (e.value_start, e.value_end)
     if value.startswith("-") or ":" in value:
         yield _finding(
-            "FMT012", Severity.ERROR, a, b,
-            f"Subagent name '{value}' " + ("starts with '-'" if value.startswith("-") else "contains ':'")
+            "FMT012",
+            Severity.ERROR,
+            a,
+            b,
+            f"Subagent name '{value}' "
+            + ("starts with '-'" if value.startswith("-") else "contains ':'")
             + ": Claude Code skips the file.",
         )
     elif not re.fullmatch(r"[a-z0-9]+(?:[-_][a-z0-9]+)*", value):
         yield _finding(
-            "FMT012", Severity.INFO, a, b,
+            "FMT012",
+            Severity.INFO,
+            a,
+            b,
             f"Subagent name '{value}': the docs ask for lowercase letters and hyphens.",
         )
 
@@ -954,10 +1027,14 @@ def _yaml11_breaks(text: str, span: fm_mod.FrontmatterSpan, parsed: Parsed) -> I
         else:
             seen12 = "YAML 1.2 parsers read the keys " + ", ".join(repr(k) for k in keys12)
         yield _finding(
-            "FMT021", Severity.WARNING, a, a + 1,
+            "FMT021",
+            Severity.WARNING,
+            a,
+            a + 1,
             f"U+{ord(ch):04X} is a line break in YAML 1.1 but an ordinary character in YAML 1.2: {what}; "
             f"{seen12}. Different tools see different settings"
             + (f" (extra in YAML 1.1: {', '.join(repr(k) for k in extra)})." if extra and keys12 is not None else "."),
             fixes=[Fix("Remove the character", (Edit(a, a + 1, ""),))],
-            yaml11_keys=keys11, yaml12_keys=keys12,
+            yaml11_keys=keys11,
+            yaml12_keys=keys12,
         )

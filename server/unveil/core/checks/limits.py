@@ -44,8 +44,17 @@ SKILL_DESCRIPTION_MAX_CHARS = 1024
 SKILL_LISTING_MAX_CHARS = 1536
 WINDSURF_RULE_MAX_CHARS = 12_000
 
-_ALWAYS_MODELS = ("always", "rules-paths", "cursor-rule", "windsurf-rule", "kiro-steering", "instructions-file",
-                  "openhands", "output-style", "unknown")
+_ALWAYS_MODELS = (
+    "always",
+    "rules-paths",
+    "cursor-rule",
+    "windsurf-rule",
+    "kiro-steering",
+    "instructions-file",
+    "openhands",
+    "output-style",
+    "unknown",
+)
 
 
 def budget(settings, name: str) -> int:
@@ -91,7 +100,7 @@ def _lines_range(doc, start: int) -> tuple[int, int]:
 
 
 def _unread(doc, cut: int, first: int, last: int) -> str:
-    """"lines N–M", "line N", or "line N from column C through line M" (1-based, code points)."""
+    """ "lines N–M", "line N", or "line N from column C through line M" (1-based, code points)."""
     line_start = doc.line_span(first - 1)[0]
     if cut == line_start:
         return f"line {first}" if first == last else f"lines {first}–{last}"
@@ -128,7 +137,7 @@ def _imports(ctx) -> list[Finding]:
         def walk(node, chain):
             chain = chain + [node]
             if node.status != "ok":
-                chain_problems.append((chain, node))
+                chain_problems.append((chain, node))  # noqa: B023 - walk runs within this iteration
             for c in node.children:
                 walk(c, chain)
 
@@ -141,22 +150,30 @@ def _imports(ctx) -> list[Finding]:
             data = {"path": node.path, "status": node.status, "depth": node.depth, "host": tree.host}
             if node.status == "missing":
                 sev = Severity.WARNING if node.ref.explicit else Severity.INFO
-                msg = (f"Import @{node.ref.target} not found: there is no readable file {shown}{via}; "
-                       f"{tree.host} loads nothing for it")
+                msg = (
+                    f"Import @{node.ref.target} not found: there is no readable file {shown}{via}; "
+                    f"{tree.host} loads nothing for it"
+                )
                 if not node.ref.explicit:
                     msg += " (ignore this if it names a package or a handle, not a file)"
                 out.append(Finding("IMP001", sev, top.ref.start, top.ref.end, msg, category="imports", data=data))
             elif node.status == "cycle":
                 names = [_short(tree.root, tree.root)] + [_short(n.path, tree.root) for n in chain]
-                msg = (f"Import cycle: {' → '.join(names)}; {tree.host} does not load {shown} again, "
-                       "so the chain never finishes the way it reads")
-                out.append(Finding("IMP002", Severity.WARNING, top.ref.start, top.ref.end, msg, category="imports",
-                                   data=data))
+                msg = (
+                    f"Import cycle: {' → '.join(names)}; {tree.host} does not load {shown} again, "
+                    "so the chain never finishes the way it reads"
+                )
+                out.append(
+                    Finding("IMP002", Severity.WARNING, top.ref.start, top.ref.end, msg, category="imports", data=data)
+                )
             elif node.status == "too-deep":
-                msg = (f"Import @{node.ref.target} is {node.depth} hops from this file{via}; {tree.host} follows "
-                       f"imports at most {tree.max_depth} hops deep, so {shown} is not loaded")
-                out.append(Finding("IMP001", Severity.WARNING, top.ref.start, top.ref.end, msg, category="imports",
-                                   data=data))
+                msg = (
+                    f"Import @{node.ref.target} is {node.depth} hops from this file{via}; {tree.host} follows "
+                    f"imports at most {tree.max_depth} hops deep, so {shown} is not loaded"
+                )
+                out.append(
+                    Finding("IMP001", Severity.WARNING, top.ref.start, top.ref.end, msg, category="imports", data=data)
+                )
     return out
 
 
@@ -214,19 +231,41 @@ def _caps(ctx) -> list[Finding]:
         if cut is not None and cut < len(text):
             first, last = _lines_range(doc, cut)
             lost = _count(text[cut:])
-            msg = (f"Codex stops reading here (project_doc_max_bytes 32 KiB): the model never reads "
-                   f"{_unread(doc, cut, first, last)} ({_plural(lost, 'token')})")
-            out.append(Finding("TOK010", Severity.WARNING, cut, max(cut + 1, _line_end(doc, first - 1)), msg,
-                               category="cost", tokens=lost,
-                               data={"cut": cut, "first_line": first, "last_line": last, "bytes": AGENTS_MD_MAX_BYTES}))
+            msg = (
+                f"Codex stops reading here (project_doc_max_bytes 32 KiB): the model never reads "
+                f"{_unread(doc, cut, first, last)} ({_plural(lost, 'token')})"
+            )
+            out.append(
+                Finding(
+                    "TOK010",
+                    Severity.WARNING,
+                    cut,
+                    max(cut + 1, _line_end(doc, first - 1)),
+                    msg,
+                    category="cost",
+                    tokens=lost,
+                    data={"cut": cut, "first_line": first, "last_line": last, "bytes": AGENTS_MD_MAX_BYTES},
+                )
+            )
     if kind == "windsurf-rule" and len(text) > WINDSURF_RULE_MAX_CHARS:
         cut = WINDSURF_RULE_MAX_CHARS
         first, last = _lines_range(doc, cut)
         lost = _count(text[cut:])
-        msg = (f"Windsurf truncates rule files at 12,000 characters: the model never reads "
-               f"{_unread(doc, cut, first, last)} ({_plural(lost, 'token')})")
-        out.append(Finding("TOK013", Severity.WARNING, cut, max(cut + 1, _line_end(doc, first - 1)), msg,
-                           category="cost", tokens=lost))
+        msg = (
+            f"Windsurf truncates rule files at 12,000 characters: the model never reads "
+            f"{_unread(doc, cut, first, last)} ({_plural(lost, 'token')})"
+        )
+        out.append(
+            Finding(
+                "TOK013",
+                Severity.WARNING,
+                cut,
+                max(cut + 1, _line_end(doc, first - 1)),
+                msg,
+                category="cost",
+                tokens=lost,
+            )
+        )
     if kind in ("claude-skill", "claude-command"):
         out.extend(_skill_caps(ctx))
     return out
@@ -260,11 +299,22 @@ def _skill_caps(ctx) -> list[Finding]:
         span = where("description", lead + SKILL_DESCRIPTION_MAX_CHARS)
         if span:
             extra = desc[SKILL_DESCRIPTION_MAX_CHARS:]
-            msg = (f"description is {len(desc):,} characters; the Agent Skills spec allows 1,024 and claude.ai and the "
-                   f"Skills API reject the skill: the {len(extra):,} characters from here on are over the limit "
-                   f"({_plural(_count(extra), 'token')})")
-            out.append(Finding("TOK011", Severity.WARNING, span[0], span[1], msg, category="cost",
-                               data={"length": len(desc), "limit": SKILL_DESCRIPTION_MAX_CHARS}))
+            msg = (
+                f"description is {len(desc):,} characters; the Agent Skills spec allows 1,024 and claude.ai and the "
+                f"Skills API reject the skill: the {len(extra):,} characters from here on are over the limit "
+                f"({_plural(_count(extra), 'token')})"
+            )
+            out.append(
+                Finding(
+                    "TOK011",
+                    Severity.WARNING,
+                    span[0],
+                    span[1],
+                    msg,
+                    category="cost",
+                    data={"length": len(desc), "limit": SKILL_DESCRIPTION_MAX_CHARS},
+                )
+            )
     if truthy(fm.data.get("disable-model-invocation")):
         return out
     combined = len(desc) + (len(" - ") + len(when) if desc and when else len(when))
@@ -282,11 +332,22 @@ def _skill_caps(ctx) -> list[Finding]:
             joined = f"{desc} - {when}" if desc and when else desc or when
             lost = joined[SKILL_LISTING_MAX_CHARS:]
             what = "command" if ctx.kind == "claude-command" else "skill"
-            msg = (f"Claude Code cuts the {what} listing here: description + when_to_use is {combined:,} characters and "
-                   f"the listing keeps 1,536; the model never sees the rest of {field_name} "
-                   f"({_plural(_count(lost), 'token')})")
-            out.append(Finding("TOK012", Severity.INFO, span[0], span[1], msg, category="cost",
-                               data={"length": combined, "limit": SKILL_LISTING_MAX_CHARS}))
+            msg = (
+                f"Claude Code cuts the {what} listing here: description + when_to_use is {combined:,} characters and "
+                f"the listing keeps 1,536; the model never sees the rest of {field_name} "
+                f"({_plural(_count(lost), 'token')})"
+            )
+            out.append(
+                Finding(
+                    "TOK012",
+                    Severity.INFO,
+                    span[0],
+                    span[1],
+                    msg,
+                    category="cost",
+                    data={"length": combined, "limit": SKILL_LISTING_MAX_CHARS},
+                )
+            )
     return out
 
 
@@ -305,9 +366,17 @@ def _budgets(ctx) -> list[Finding]:
         limit = budget(ctx.settings, "claudeMdLines")
         n = ctx.doc.line_count - (1 if text.endswith(("\n", "\r")) else 0)
         if limit and n > limit:
-            out.append(Finding("TOK004", Severity.INFO, start, end,
-                               f"CLAUDE.md has {n:,} lines; Claude Code's docs recommend under {limit:,} "
-                               f"(budgets.claudeMdLines)", category="cost", data={"lines": n, "budget": limit}))
+            out.append(
+                Finding(
+                    "TOK004",
+                    Severity.INFO,
+                    start,
+                    end,
+                    f"CLAUDE.md has {n:,} lines; Claude Code's docs recommend under {limit:,} (budgets.claudeMdLines)",
+                    category="cost",
+                    data={"lines": n, "budget": limit},
+                )
+            )
     session_budget = budget(ctx.settings, "sessionTokens")
     listing_budget = budget(ctx.settings, "listingTokens")
     body_budget = budget(ctx.settings, "skillBodyTokens")
@@ -326,23 +395,47 @@ def _budgets(ctx) -> list[Finding]:
         return out
     if report.listing is not None:
         if listing_budget and report.session > listing_budget:
-            out.append(Finding("TOK002", Severity.INFO, start, end,
-                               f"The listing line costs {report.session:,} tokens every session (≈ Claude "
-                               f"{report.claude_session:,}); the budget is {listing_budget:,} (budgets.listingTokens)",
-                               category="cost", tokens=report.session,
-                               data={"tokens": report.session, "budget": listing_budget}))
+            out.append(
+                Finding(
+                    "TOK002",
+                    Severity.INFO,
+                    start,
+                    end,
+                    f"The listing line costs {report.session:,} tokens every session (≈ Claude "
+                    f"{report.claude_session:,}); the budget is {listing_budget:,} (budgets.listingTokens)",
+                    category="cost",
+                    tokens=report.session,
+                    data={"tokens": report.session, "budget": listing_budget},
+                )
+            )
     elif report.cost_model in _ALWAYS_MODELS and session_budget and report.session > session_budget:
         extra = f", {report.imported:,} of them from @imports" if report.imported else ""
-        out.append(Finding("TOK001", Severity.INFO, start, end,
-                           f"This file adds {report.session:,} tokens to every session{extra} (≈ Claude "
-                           f"{report.claude_session:,}); the budget is {session_budget:,} (budgets.sessionTokens)",
-                           category="cost", tokens=report.session,
-                           data={"tokens": report.session, "budget": session_budget}))
+        out.append(
+            Finding(
+                "TOK001",
+                Severity.INFO,
+                start,
+                end,
+                f"This file adds {report.session:,} tokens to every session{extra} (≈ Claude "
+                f"{report.claude_session:,}); the budget is {session_budget:,} (budgets.sessionTokens)",
+                category="cost",
+                tokens=report.session,
+                data={"tokens": report.session, "budget": session_budget},
+            )
+        )
     if ctx.kind == "claude-skill" and body_budget and report.invoke > body_budget:
-        out.append(Finding("TOK003", Severity.INFO, start, end,
-                           f"The skill body is {report.invoke:,} tokens once invoked (≈ Claude {report.claude_invoke:,}); "
-                           f"the Agent Skills spec recommends under 5,000 and Claude Code re-attaches only the first "
-                           f"5,000 after compaction; the budget is {body_budget:,} (budgets.skillBodyTokens)",
-                           category="cost", tokens=report.invoke,
-                           data={"tokens": report.invoke, "budget": body_budget}))
+        out.append(
+            Finding(
+                "TOK003",
+                Severity.INFO,
+                start,
+                end,
+                f"The skill body is {report.invoke:,} tokens once invoked (≈ Claude {report.claude_invoke:,}); "
+                f"the Agent Skills spec recommends under 5,000 and Claude Code re-attaches only the first "
+                f"5,000 after compaction; the budget is {body_budget:,} (budgets.skillBodyTokens)",
+                category="cost",
+                tokens=report.invoke,
+                data={"tokens": report.invoke, "budget": body_budget},
+            )
+        )
     return out

@@ -17,7 +17,9 @@ from functools import lru_cache
 
 import regex
 
-from unveil.core.checks.pattern_analysis import FLAGS as _FLAGS, LINE as _LINE
+from unveil.core.checks.pattern_analysis import FLAGS as _FLAGS
+from unveil.core.checks.pattern_analysis import LINE as _LINE
+
 
 class Lines:
     """Line index of the case-folded model view, for running single-line patterns only on the
@@ -72,8 +74,9 @@ class Lines:
                 got = 1
             elif cls == _LINE:
                 starts = self.starts
-                got = max(max((b - a - 1 for a, b in zip(starts, starts[1:])), default=0),
-                          len(self.folded) - starts[-1])
+                got = max(
+                    max((b - a - 1 for a, b in zip(starts, starts[1:])), default=0), len(self.folded) - starts[-1]
+                )
             else:
                 got = max(map(len, regex.compile("(?:" + cls + ")+", _FLAGS).findall(self.view_text)), default=0)
             self.runs[cls] = got

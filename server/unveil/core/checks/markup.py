@@ -101,9 +101,7 @@ def _signals(v: Verdict) -> str:
 def _risky(v: Verdict) -> bool:
     """An instruction with a strong signal, a command, a URL or a credential word: used where
     plain directives are common in benign text (image alt text, captions)."""
-    return v.level == "instruction" and (
-        v.strong or any(x in v.signals for x in ("command", "url", "credential"))
-    )
+    return v.level == "instruction" and (v.strong or any(x in v.signals for x in ("command", "url", "credential")))
 
 
 def _is_claude_md(path: str | None) -> bool:
@@ -221,8 +219,9 @@ def _comments(ctx) -> list[Finding]:
     return out
 
 
-def _comment_finding(doc, start: int, end: int, body: str, block: bool, claude: bool,
-                     known: frozenset[str] | None = None) -> Finding | None:
+def _comment_finding(
+    doc, start: int, end: int, body: str, block: bool, claude: bool, known: frozenset[str] | None = None
+) -> Finding | None:
     text = body.strip()
     if not text or is_pragma(text, known):
         return None
@@ -250,7 +249,14 @@ def _comment_finding(doc, start: int, end: int, body: str, block: bool, claude: 
         _remove_fix(doc, start, end, "Remove comment"),
     )
     return Finding(
-        "HID020", sev, start, end, msg, hidden_text=text, fixes=fixes, tokens=ntok,
+        "HID020",
+        sev,
+        start,
+        end,
+        msg,
+        hidden_text=text,
+        fixes=fixes,
+        tokens=ntok,
         data={"verdict": v.level, "signals": list(v.signals), "block": block},
     )
 
@@ -274,7 +280,14 @@ def _unterminated(doc, start: int) -> Finding:
         msg += f"; the hidden text tells the model: “{_preview(hidden)}”"
     fixes = (Fix("Close the comment here", (Edit(line_end, line_end, " -->"),), kind="quickfix"),)
     return Finding(
-        "HID021", Severity.ERROR, start, line_end, msg, hidden_text=hidden.strip(), fixes=fixes, tokens=ntok,
+        "HID021",
+        Severity.ERROR,
+        start,
+        line_end,
+        msg,
+        hidden_text=hidden.strip(),
+        fixes=fixes,
+        tokens=ntok,
         data={"verdict": v.level, "signals": list(v.signals), "hidden_end": hidden_end},
     )
 
@@ -328,19 +341,34 @@ def _references(ctx) -> list[Finding]:
             else:
                 continue
             lead = "tells the model" if v.level == "instruction" else "carries text nobody sees"
-            msg = (f"Unused reference definition renders to nothing; its label and destination {lead}: "
-                   f"“{_preview(text)}”{_signals(v) if v.level == 'instruction' else ''}")
+            msg = (
+                f"Unused reference definition renders to nothing; its label and destination {lead}: "
+                f"“{_preview(text)}”{_signals(v) if v.level == 'instruction' else ''}"
+            )
             title = text
         else:
             continue
         phrase, ntok = _token_phrase(title)
         fixes = (
-            Fix("Reveal definition text as visible text", (Edit(ref.start, ref.end, _reveal_text(title, True)),), kind="reveal-comment"),
+            Fix(
+                "Reveal definition text as visible text",
+                (Edit(ref.start, ref.end, _reveal_text(title, True)),),
+                kind="reveal-comment",
+            ),
             _remove_fix(doc, ref.start, ref.end, "Remove definition"),
         )
         out.append(
-            Finding("HID022", sev, ref.start, ref.end, msg, hidden_text=title, fixes=fixes, tokens=ntok,
-                    data={"verdict": v.level, "signals": list(v.signals), "label": ref.label})
+            Finding(
+                "HID022",
+                sev,
+                ref.start,
+                ref.end,
+                msg,
+                hidden_text=title,
+                fixes=fixes,
+                tokens=ntok,
+                data={"verdict": v.level, "signals": list(v.signals), "label": ref.label},
+            )
         )
     for ref in md.duplicate_references:
         out.append(_duplicate_definition(doc, ref))
@@ -357,9 +385,17 @@ def _references(ctx) -> list[Finding]:
         msg = f"Footnote [^{fn.label}] is never referenced, so it is not rendered; it {lead}: “{_preview(text)}”"
         phrase, ntok = _token_phrase(text)
         out.append(
-            Finding("HID022", sev, fn.start, fn.end, msg, hidden_text=text.strip(), tokens=ntok,
-                    fixes=(_remove_fix(doc, fn.start, fn.end, "Remove footnote"),),
-                    data={"verdict": v.level, "signals": list(v.signals), "footnote": fn.label})
+            Finding(
+                "HID022",
+                sev,
+                fn.start,
+                fn.end,
+                msg,
+                hidden_text=text.strip(),
+                tokens=ntok,
+                fixes=(_remove_fix(doc, fn.start, fn.end, "Remove footnote"),),
+                data={"verdict": v.level, "signals": list(v.signals), "footnote": fn.label},
+            )
         )
     return out
 
@@ -400,14 +436,24 @@ def _duplicate_definition(doc, ref) -> Finding:
     else:
         sev = Severity.INFO
     lead = "tells the model" if v.level == "instruction" else "carries"
-    msg = (f"Duplicate reference definition [{label}]: CommonMark uses the first definition, so this one "
-           f"renders to nothing and no link reaches it; it {lead}: “{_preview(text)}”")
+    msg = (
+        f"Duplicate reference definition [{label}]: CommonMark uses the first definition, so this one "
+        f"renders to nothing and no link reaches it; it {lead}: “{_preview(text)}”"
+    )
     if v.level == "instruction":
         msg += _signals(v)
     phrase, ntok = _token_phrase(text)
-    return Finding("HID028", sev, ref.start, ref.end, msg, hidden_text=text, tokens=ntok,
-                   fixes=(_remove_fix(doc, ref.start, ref.end, "Remove duplicate definition"),),
-                   data={"verdict": v.level, "signals": list(v.signals), "label": ref.label})
+    return Finding(
+        "HID028",
+        sev,
+        ref.start,
+        ref.end,
+        msg,
+        hidden_text=text,
+        tokens=ntok,
+        fixes=(_remove_fix(doc, ref.start, ref.end, "Remove duplicate definition"),),
+        data={"verdict": v.level, "signals": list(v.signals), "label": ref.label},
+    )
 
 
 # -- HID027: comments inside frontmatter -----------------------------------------------------------
@@ -448,13 +494,24 @@ def _frontmatter_comments(ctx) -> list[Finding]:
         if v.level == "instruction":
             msg += _signals(v)
         phrase, ntok = _token_phrase(text)
-        out.append(Finding("HID027", sev, c.start, c.end, msg, hidden_text=text, tokens=ntok,
-                           fixes=(_remove_fix(doc, c.start, c.end, "Remove comment"),),
-                           data={"verdict": v.level, "signals": list(v.signals), "kind": c.kind}))
+        out.append(
+            Finding(
+                "HID027",
+                sev,
+                c.start,
+                c.end,
+                msg,
+                hidden_text=text,
+                tokens=ntok,
+                fixes=(_remove_fix(doc, c.start, c.end, "Remove comment"),),
+                data={"verdict": v.level, "signals": list(v.signals), "kind": c.kind},
+            )
+        )
     return out
 
 
 # -- HID023 / HID024: raw HTML ------------------------------------------------------------------
+
 
 def hidden_reason(tag: str, attrs: dict[str, str | None]) -> str | None:
     """Why an element with ``attrs`` is hidden from the reader (``hidden`` attribute, CSS in its
@@ -516,7 +573,7 @@ def _html(ctx) -> list[Finding]:
 
 def _container(doc, h) -> Finding | None:
     tag, start, open_end = h.tag, h.start, h.open_end
-    region = doc.text[h.body_start:h.body_end]
+    region = doc.text[h.body_start : h.body_end]
     if h.kind == "details":
         body = html_text(region).strip()
         if not body:
@@ -533,9 +590,21 @@ def _container(doc, h) -> Finding | None:
         msg = f"Collapsed <details> ({phrase} hidden until expanded) {lead}: “{_preview(body)}”"
         if v.level == "instruction":
             msg += _signals(v)
-        return Finding("HID023", sev, start, open_end, msg, hidden_text=body, tokens=ntok,
-                       data={"verdict": v.level, "signals": list(v.signals), "reason": "details",
-                             "body": [h.body_start, h.body_end]})
+        return Finding(
+            "HID023",
+            sev,
+            start,
+            open_end,
+            msg,
+            hidden_text=body,
+            tokens=ntok,
+            data={
+                "verdict": v.level,
+                "signals": list(v.signals),
+                "reason": "details",
+                "body": [h.body_start, h.body_end],
+            },
+        )
     text = region if tag in ("script", "style") else html_text(region)
     text = text.strip()
     if not text:
@@ -553,9 +622,17 @@ def _container(doc, h) -> Finding | None:
     else:
         msg += f" ({phrase})"
     end = min(len(doc.text), h.end)
-    return Finding("HID023", sev, start, open_end, msg, hidden_text=text, tokens=ntok,
-                   fixes=(_remove_fix(doc, start, end, f"Remove hidden <{tag}> element"),),
-                   data={"verdict": v.level, "signals": list(v.signals), "reason": h.reason, "end": end})
+    return Finding(
+        "HID023",
+        sev,
+        start,
+        open_end,
+        msg,
+        hidden_text=text,
+        tokens=ntok,
+        fixes=(_remove_fix(doc, start, end, f"Remove hidden <{tag}> element"),),
+        data={"verdict": v.level, "signals": list(v.signals), "reason": h.reason, "end": end},
+    )
 
 
 def _carried_text_severity(value: str):
@@ -586,8 +663,16 @@ def _attr_finding(at) -> Finding | None:
     msg = f"HTML {at.name}= attribute on <{at.tag}> {lead}: “{_preview(at.value)}”"
     if v.level == "instruction":
         msg += _signals(v)
-    return Finding("HID024", sev, at.start, at.end, msg, hidden_text=at.value, tokens=ntok,
-                   data={"verdict": v.level, "signals": list(v.signals), "attribute": at.name})
+    return Finding(
+        "HID024",
+        sev,
+        at.start,
+        at.end,
+        msg,
+        hidden_text=at.value,
+        tokens=ntok,
+        data={"verdict": v.level, "signals": list(v.signals), "attribute": at.name},
+    )
 
 
 _PI = re.compile(r"<\?(.*?)(?:\?>|$)", re.S)
@@ -613,9 +698,19 @@ def _pi_decl_cdata(doc, chunk: HtmlChunk) -> list[Finding]:
             if v.level == "instruction":
                 msg += _signals(v)
             phrase, ntok = _token_phrase(body)
-            out.append(Finding("HID023", sev, a, b, msg, hidden_text=body, tokens=ntok,
-                               fixes=(_remove_fix(doc, a, b, "Remove hidden markup"),),
-                               data={"verdict": v.level, "signals": list(v.signals), "reason": what}))
+            out.append(
+                Finding(
+                    "HID023",
+                    sev,
+                    a,
+                    b,
+                    msg,
+                    hidden_text=body,
+                    tokens=ntok,
+                    fixes=(_remove_fix(doc, a, b, "Remove hidden markup"),),
+                    data={"verdict": v.level, "signals": list(v.signals), "reason": what},
+                )
+            )
     return out
 
 
@@ -641,8 +736,18 @@ def _markdown_attrs(ctx) -> list[Finding]:
             if v.level == "instruction":
                 msg += _signals(v)
             phrase, ntok = _token_phrase(value)
-            out.append(Finding("HID024", sev, lk.start, lk.end, msg, hidden_text=value, tokens=ntok,
-                               data={"verdict": v.level, "signals": list(v.signals)}))
+            out.append(
+                Finding(
+                    "HID024",
+                    sev,
+                    lk.start,
+                    lk.end,
+                    msg,
+                    hidden_text=value,
+                    tokens=ntok,
+                    data={"verdict": v.level, "signals": list(v.signals)},
+                )
+            )
     return out
 
 
@@ -676,7 +781,7 @@ def _fence_info(ctx) -> list[Finding]:
             sev = Severity.WARNING
         phrase, ntok = _token_phrase(rest)
         lead = "tells the model" if v.level == "instruction" else "hides"
-        msg = (f"Code-fence info string after “{fence.lang}” is not rendered; it {lead}: “{_preview(rest)}”")
+        msg = f"Code-fence info string after “{fence.lang}” is not rendered; it {lead}: “{_preview(rest)}”"
         if v.level == "instruction":
             msg += _signals(v)
         else:
@@ -686,15 +791,27 @@ def _fence_info(ctx) -> list[Finding]:
         # also remove the whitespace between the language word and the hidden part
         while start > 0 and doc.text[start - 1] in " \t":
             start -= 1
-        out.append(Finding("HID025", sev, span.start, span.end, msg, hidden_text=rest, tokens=ntok,
-                           fixes=(Fix("Keep only the language word", (Edit(start, lang_only.end, ""),), kind="remove-hidden"),),
-                           data={"verdict": v.level, "signals": list(v.signals)}))
+        out.append(
+            Finding(
+                "HID025",
+                sev,
+                span.start,
+                span.end,
+                msg,
+                hidden_text=rest,
+                tokens=ntok,
+                fixes=(Fix("Keep only the language word", (Edit(start, lang_only.end, ""),), kind="remove-hidden"),),
+                data={"verdict": v.level, "signals": list(v.signals)},
+            )
+        )
     return out
 
 
 # -- HID026: entities producing invisible characters ----------------------------------------------
 
-_INVISIBLE = regex.compile(r"[\p{DI}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}\u2800\u3164\uFFFC\u115F\u1160]|[^\P{Cc}\t\n\r]")
+_INVISIBLE = regex.compile(
+    r"[\p{DI}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}\u2800\u3164\uFFFC\u115F\u1160]|[^\P{Cc}\t\n\r]"
+)
 _ENTITY = re.compile(r"&(?:#[xX][0-9a-fA-F]{1,8}|#[0-9]{1,9}|[A-Za-z][A-Za-z0-9]{1,31});")
 _BIDI_STRONG = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
 
@@ -751,9 +868,18 @@ def _entities(ctx) -> list[Finding]:
         if tags:
             ascii_ = "".join(chr(c - 0xE0000) for c in tags if 0xE0020 <= c <= 0xE007E)
             msg += f"; tag characters spell “{_preview(ascii_)}”"
-        out.append(Finding("HID026", sev, start, end, msg, hidden_text=decoded,
-                           fixes=(Fix("Remove invisible character references", (Edit(start, end, ""),), kind="remove-invisible"),),
-                           data={"codepoints": cps}))
+        out.append(
+            Finding(
+                "HID026",
+                sev,
+                start,
+                end,
+                msg,
+                hidden_text=decoded,
+                fixes=(Fix("Remove invisible character references", (Edit(start, end, ""),), kind="remove-invisible"),),
+                data={"codepoints": cps},
+            )
+        )
     return out
 
 

@@ -443,10 +443,7 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
         if not framed:
             if len(words) < 5 or _rate(words) >= 0.15:
                 continue
-            if (
-                _rate([w.translate(_ROT13) for w in words]) < WEAK_RATE
-                and _rate([w[::-1] for w in words]) < WEAK_RATE
-            ):
+            if _rate([w.translate(_ROT13) for w in words]) < WEAK_RATE and _rate([w[::-1] for w in words]) < WEAK_RATE:
                 continue
         spans = [(m.start(1), m.end(1)) for m in _QUOTED.finditer(line)]
         after_colon = _AFTER_COLON.search(line)
@@ -499,7 +496,10 @@ def _find_leet(text: str) -> list[Decoded]:
         if len(hits) >= 2:
             start, end = lm.start() + hits[0].start(), lm.start() + hits[-1].end()
             segment = text[start:end]
-            plain = _LEET_TOKEN.sub(lambda m: m.group(0).lower().translate(_LEET) if re.search(r"[A-Za-z]", m.group(0)) else m.group(0), segment)
+            plain = _LEET_TOKEN.sub(
+                lambda m: m.group(0).lower().translate(_LEET) if re.search(r"[A-Za-z]", m.group(0)) else m.group(0),
+                segment,
+            )
             out.append(Decoded("OBF008", start, end, "leetspeak", plain, False, True))
     return out
 
@@ -525,7 +525,9 @@ def _find_base32(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
         decoded = _utf8(raw)
         if decoded is None or not _textlike(decoded):
             continue
-        keyword = _keyword_near(text, m.start(), m.end()) or "base32" in text[max(0, m.start() - 200) : m.start()].lower()
+        keyword = (
+            _keyword_near(text, m.start(), m.end()) or "base32" in text[max(0, m.start() - 200) : m.start()].lower()
+        )
         if not (keyword or _clean_words(decoded)):
             continue
         out.append(Decoded("OBF010", m.start(), m.end(), "base32", decoded, keyword, strong=True))
@@ -624,8 +626,17 @@ def _find_data_uris(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
         decoded = decoded.strip()
         if len(decoded) < 4 or _printable_ratio(decoded) < 0.9:
             continue
-        out.append(Decoded("OBF011", m.start(), m.end(), f"data: URI ({mime})", decoded, True,
-                           strong=len(_WORD.findall(decoded)) >= 3))
+        out.append(
+            Decoded(
+                "OBF011",
+                m.start(),
+                m.end(),
+                f"data: URI ({mime})",
+                decoded,
+                True,
+                strong=len(_WORD.findall(decoded)) >= 3,
+            )
+        )
     return out
 
 
@@ -662,10 +673,15 @@ register("base64-split", r"[A-Za-z0-9+/_-]{4}")(_find_base64_split)
 register("base32", r"[A-Z2-7]{24}")(_find_base32)
 register("data-uri", r"(?i)data:")(_find_data_uris)
 register("hex", r"[0-9A-Fa-f]{2}")(_find_hex)
-register("escapes", r"\\[xu0-3]")(lambda t, ex: _find_char_escapes(t, _ESCAPE, _esc_one, "OBF003", "escape sequences", max_gap=3))
+register("escapes", r"\\[xu0-3]")(
+    lambda t, ex: _find_char_escapes(t, _ESCAPE, _esc_one, "OBF003", "escape sequences", max_gap=3)
+)
 register("charrefs", r"&#?[A-Za-z0-9]+;")(
-    lambda t, ex: _find_char_escapes(t, _ENTITY, _entity_one, "OBF004", "HTML character references", max_gap=3))
-register("percent", r"%[0-9A-Fa-f]{2}")(lambda t, ex: _find_char_escapes(t, _PERCENT, _pct_one, "OBF007", "percent-encoding", max_gap=3))
+    lambda t, ex: _find_char_escapes(t, _ENTITY, _entity_one, "OBF004", "HTML character references", max_gap=3)
+)
+register("percent", r"%[0-9A-Fa-f]{2}")(
+    lambda t, ex: _find_char_escapes(t, _PERCENT, _pct_one, "OBF007", "percent-encoding", max_gap=3)
+)
 register("rot13-reversed")(lambda t, ex: _find_rot_and_reversed(t))
 register("leetspeak", r"[A-Za-z][0-9@$!]|[0-9@$!][A-Za-z]")(lambda t, ex: _find_leet(t))
 
@@ -770,7 +786,7 @@ def finding_for(d: Decoded, depth: int = 0, hits: list[Finding] | None = None) -
         hits = _rescan_all(d.context or d.text, depth)
     hits = [h for h in hits if h.severity <= Severity.WARNING]
     rule_ids = sorted({h.rule for h in hits})
-    text = f"{d.encoding} decoding to \"{preview(d.text)}\""
+    text = f'{d.encoding} decoding to "{preview(d.text)}"'
     if (d.encoding == "rot13" or (d.rule == "OBF006" and not d.strong)) and not rule_ids:
         return None  # rot13 (and weakly English reversed text) only where the decoded text reads as a directive
     if rule_ids:
@@ -828,8 +844,16 @@ def decode_document(text: str) -> DecodedDocument:
     vt = text if view is None or view.omap is None else view.text
     for d in find_encoded(vt):
         if view is not None and view.omap is not None:
-            d = Decoded(d.rule, view.orig_start(d.start), view.orig_end(d.end), d.encoding, d.text, d.keyword,
-                        d.strong, d.context)
+            d = Decoded(
+                d.rule,
+                view.orig_start(d.start),
+                view.orig_end(d.end),
+                d.encoding,
+                d.text,
+                d.keyword,
+                d.strong,
+                d.context,
+            )
         if not budget.take(d, d.start):
             continue
         try:
@@ -861,13 +885,24 @@ def scan_text(text: str) -> list[Finding]:
     if b.skipped or b.depth_hit:
         parts = []
         if b.skipped:
-            parts.append(f"{b.skipped} encoded run(s) from line {_line(text, b.first_skipped or 0)} on were not decoded "
-                         f"and rescanned (limits: {MAX_RUNS} runs, {MAX_DECODED_CHARS:,} decoded characters per file)")
+            parts.append(
+                f"{b.skipped} encoded run(s) from line {_line(text, b.first_skipped or 0)} on were not decoded "
+                f"and rescanned (limits: {MAX_RUNS} runs, {MAX_DECODED_CHARS:,} decoded characters per file)"
+            )
         if b.depth_hit:
             parts.append(f"encodings nested deeper than {MAX_DEPTH + 1} levels were not decoded further")
         o = b.first_skipped or 0
-        out.append(Finding(LIMIT_RULE, Severity.WARNING, o, o, "Decode limit reached: " + "; ".join(parts),
-                           category=CATEGORY, data={"skipped": b.skipped, "depth_hit": b.depth_hit}))
+        out.append(
+            Finding(
+                LIMIT_RULE,
+                Severity.WARNING,
+                o,
+                o,
+                "Decode limit reached: " + "; ".join(parts),
+                category=CATEGORY,
+                data={"skipped": b.skipped, "depth_hit": b.depth_hit},
+            )
+        )
     return out
 
 

@@ -26,7 +26,8 @@ _FLAGS = FLAGS
 # document does not contain; testing those words with ``str.__contains__`` on the case-folded
 # model view is far cheaper than running the `regex` pattern over the whole text.
 if sys.version_info >= (3, 11):
-    from re import _constants as _sre_c, _parser as _sre_parse
+    from re import _constants as _sre_c
+    from re import _parser as _sre_parse
 else:  # Python 3.10
     import sre_constants as _sre_c
     import sre_parse as _sre_parse
@@ -112,12 +113,28 @@ def required_literals(pattern: str, flags: int = 0) -> tuple[frozenset[str], ...
 
 
 _NL = ord("\n")
-_SPACE_LIKE = {"CATEGORY_SPACE", "CATEGORY_NOT_DIGIT", "CATEGORY_NOT_WORD", "CATEGORY_LINEBREAK",
-               "CATEGORY_UNI_SPACE", "CATEGORY_UNI_NOT_DIGIT", "CATEGORY_UNI_NOT_WORD", "CATEGORY_UNI_LINEBREAK",
-               "CATEGORY_LOC_NOT_WORD"}
-_NO_NL = {"CATEGORY_DIGIT", "CATEGORY_NOT_SPACE", "CATEGORY_WORD", "CATEGORY_NOT_LINEBREAK",
-          "CATEGORY_UNI_DIGIT", "CATEGORY_UNI_NOT_SPACE", "CATEGORY_UNI_WORD", "CATEGORY_UNI_NOT_LINEBREAK",
-          "CATEGORY_LOC_WORD"}
+_SPACE_LIKE = {
+    "CATEGORY_SPACE",
+    "CATEGORY_NOT_DIGIT",
+    "CATEGORY_NOT_WORD",
+    "CATEGORY_LINEBREAK",
+    "CATEGORY_UNI_SPACE",
+    "CATEGORY_UNI_NOT_DIGIT",
+    "CATEGORY_UNI_NOT_WORD",
+    "CATEGORY_UNI_LINEBREAK",
+    "CATEGORY_LOC_NOT_WORD",
+}
+_NO_NL = {
+    "CATEGORY_DIGIT",
+    "CATEGORY_NOT_SPACE",
+    "CATEGORY_WORD",
+    "CATEGORY_NOT_LINEBREAK",
+    "CATEGORY_UNI_DIGIT",
+    "CATEGORY_UNI_NOT_SPACE",
+    "CATEGORY_UNI_WORD",
+    "CATEGORY_UNI_NOT_LINEBREAK",
+    "CATEGORY_LOC_WORD",
+}
 
 
 def _name(code) -> str:
@@ -210,11 +227,23 @@ def single_line(pattern: str, flags: int = 0) -> bool:
 # ``None`` = unbounded.
 _MAXREPEAT = _sre_c.MAXREPEAT
 _SPACE_CATS = {"CATEGORY_SPACE", "CATEGORY_UNI_SPACE"}
-_CAT_SRC = {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D", "CATEGORY_SPACE": r"\s",
-            "CATEGORY_NOT_SPACE": r"\S", "CATEGORY_WORD": r"\w", "CATEGORY_NOT_WORD": r"\W"}
+_CAT_SRC = {
+    "CATEGORY_DIGIT": r"\d",
+    "CATEGORY_NOT_DIGIT": r"\D",
+    "CATEGORY_SPACE": r"\s",
+    "CATEGORY_NOT_SPACE": r"\S",
+    "CATEGORY_WORD": r"\w",
+    "CATEGORY_NOT_WORD": r"\W",
+}
 _CAT_SRC.update({k.replace("CATEGORY_", "CATEGORY_UNI_"): v for k, v in list(_CAT_SRC.items())})
-_NO_WS_CATS = {"CATEGORY_DIGIT", "CATEGORY_NOT_SPACE", "CATEGORY_WORD",
-               "CATEGORY_UNI_DIGIT", "CATEGORY_UNI_NOT_SPACE", "CATEGORY_UNI_WORD"}
+_NO_WS_CATS = {
+    "CATEGORY_DIGIT",
+    "CATEGORY_NOT_SPACE",
+    "CATEGORY_WORD",
+    "CATEGORY_UNI_DIGIT",
+    "CATEGORY_UNI_NOT_SPACE",
+    "CATEGORY_UNI_WORD",
+}
 _WS = regex.compile(r"\s", _FLAGS)
 _WS_RUN = regex.compile(r"\s+", _FLAGS)
 _WS_CHARS = frozenset(ord(c) for c in _WS.findall("".join(map(chr, range(0x3100)))))
@@ -250,7 +279,7 @@ def _char_item(op, av, dotall: bool) -> tuple[str, bool, bool, bool] | None:
     if op is _sre_c.NOT_LITERAL:
         return "[^\\U%08x]" % av, False, False, av == _NL
     if op is _sre_c.ANY:
-        return (None if dotall else (".", False, False, True))
+        return None if dotall else (".", False, False, True)
     if op is not _sre_c.IN:
         return None
     parts: list[str] = []
@@ -268,14 +297,18 @@ def _char_item(op, av, dotall: bool) -> tuple[str, bool, bool, bool] | None:
         else:
             return None
     items = [(o, a) for o, a in av if o is not _sre_c.NEGATE]
-    ws_only = not negate and all((o is _sre_c.LITERAL and a in _WS_CHARS)
-                                 or (o is _sre_c.CATEGORY and _name(a) in _SPACE_CATS) for o, a in items)
+    ws_only = not negate and all(
+        (o is _sre_c.LITERAL and a in _WS_CHARS) or (o is _sre_c.CATEGORY and _name(a) in _SPACE_CATS) for o, a in items
+    )
     if negate:
         no_ws = any(o is _sre_c.CATEGORY and _name(a) in _SPACE_CATS for o, a in items)
     else:
-        no_ws = all((o is _sre_c.LITERAL and a not in _WS_CHARS)
-                    or (o is _sre_c.RANGE and not any(a[0] <= c <= a[1] for c in _WS_CHARS))
-                    or (o is _sre_c.CATEGORY and _name(a) in _NO_WS_CATS) for o, a in items)
+        no_ws = all(
+            (o is _sre_c.LITERAL and a not in _WS_CHARS)
+            or (o is _sre_c.RANGE and not any(a[0] <= c <= a[1] for c in _WS_CHARS))
+            or (o is _sre_c.CATEGORY and _name(a) in _NO_WS_CATS)
+            for o, a in items
+        )
     return "[" + "".join(parts) + "]", ws_only, no_ws, not _class_has_newline(av)
 
 
@@ -340,8 +373,11 @@ def _in_class(op, av, cls) -> bool:
     word = cls is _WORD_OR_WS
 
     def char_ok(c: int) -> bool:
-        m = _WORD_OR_WS.match(chr(c)) is not None if word else (_WS.match(chr(c)) is not None
-                                                                 or regex.match(r"\w", chr(c)) is None)
+        m = (
+            _WORD_OR_WS.match(chr(c)) is not None
+            if word
+            else (_WS.match(chr(c)) is not None or regex.match(r"\w", chr(c)) is None)
+        )
         return m
 
     if op is _sre_c.LITERAL:
@@ -349,8 +385,9 @@ def _in_class(op, av, cls) -> bool:
     if op is not _sre_c.IN:
         return False
     if any(o is _sre_c.NEGATE for o, _ in av):
-        return not word and any(o is _sre_c.CATEGORY and _name(a) in ("CATEGORY_WORD", "CATEGORY_UNI_WORD")
-                                for o, a in av)
+        return not word and any(
+            o is _sre_c.CATEGORY and _name(a) in ("CATEGORY_WORD", "CATEGORY_UNI_WORD") for o, a in av
+        )
     for o, a in av:
         if o is _sre_c.LITERAL:
             if not char_ok(a):
@@ -359,8 +396,11 @@ def _in_class(op, av, cls) -> bool:
             if a[1] - a[0] > 4096 or not all(char_ok(c) for c in range(a[0], a[1] + 1)):
                 return False
         elif o is _sre_c.CATEGORY:
-            if not (_name(a) in (_WORDS | _SPACE_CATS) if word
-                    else _name(a) in _SPACE_CATS | {"CATEGORY_NOT_WORD", "CATEGORY_UNI_NOT_WORD"}):
+            if not (
+                _name(a) in (_WORDS | _SPACE_CATS)
+                if word
+                else _name(a) in _SPACE_CATS | {"CATEGORY_NOT_WORD", "CATEGORY_UNI_NOT_WORD"}
+            ):
                 return False
         else:
             return False

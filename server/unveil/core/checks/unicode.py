@@ -36,9 +36,21 @@ MAX_FINDINGS_BINARY = 20  # per binary-looking document (besides the "looks bina
 BINARY_SAMPLE = 8192  # code points judged by :func:`looks_binary`
 _CONCEAL_END = re.compile(r"\x1b\[|\n|\r")
 _BUCKET_RULE = {
-    "tag": "HID001", "zw": "HID002", "bidi": "HID003", "mark": "HID004", "vs": "HID005", "math": "HID006",
-    "nbsp": "HID008", "braille": "HID008", "idsp": "HID008", "objrep": "HID008", "pua": "HID009",
-    "cn": "HID010", "surrogate": "HID010", "cc": "HID011", "ls": "HID012",
+    "tag": "HID001",
+    "zw": "HID002",
+    "bidi": "HID003",
+    "mark": "HID004",
+    "vs": "HID005",
+    "math": "HID006",
+    "nbsp": "HID008",
+    "braille": "HID008",
+    "idsp": "HID008",
+    "objrep": "HID008",
+    "pua": "HID009",
+    "cn": "HID010",
+    "surrogate": "HID010",
+    "cc": "HID011",
+    "ls": "HID012",
 }
 
 # --------------------------------------------------------------------------------------------
@@ -58,31 +70,34 @@ _CANDIDATE = regex.compile(
     r"|(?<![\p{ExtPict}\p{EMod}\ufe0f\u20e3])\u200d|\u200d(?!\p{ExtPict}))+"
 )
 
-_P = {name: regex.compile(pat) for name, pat in {
-    "emoji": r"\p{Emoji}",
-    "extpict": r"\p{ExtPict}",
-    "emod": r"\p{Emoji_Modifier}",
-    "han": r"\p{scx=Han}",
-    "cjk": r"[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Bopomofo}\uff00-\uffef]",
-    "sea": r"[\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}\p{scx=Tai_Tham}\p{scx=Tai_Viet}"
-           r"\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Bopomofo}]",
-    "joining": r"[\p{scx=Arabic}\p{scx=Syriac}\p{scx=Nko}\p{scx=Mongolian}\p{scx=Devanagari}"
-               r"\p{scx=Bengali}\p{scx=Gurmukhi}\p{scx=Gujarati}\p{scx=Oriya}\p{scx=Tamil}"
-               r"\p{scx=Telugu}\p{scx=Kannada}\p{scx=Malayalam}\p{scx=Sinhala}\p{scx=Tibetan}"
-               r"\p{scx=Myanmar}\p{scx=Khmer}\p{scx=Phags_Pa}\p{scx=Kaithi}\p{scx=Sharada}\p{scx=Grantha}]",
-    "virama": r"\p{ccc=9}",
-    "mongolian": r"\p{scx=Mongolian}",
-    "duployan": r"\p{scx=Duployan}",
-    "jamo": r"[\p{Hangul_Syllable_Type=L}\p{Hangul_Syllable_Type=V}\p{Hangul_Syllable_Type=T}]",
-    "mark": r"\p{M}",
-    "hebrew": r"\p{scx=Hebrew}",
-    "std_variant_base": r"[\p{Sm}\p{scx=Han}\p{scx=Myanmar}\p{scx=Phags_Pa}\p{scx=Manichaean}"
-                        r"\p{scx=Egyptian_Hieroglyphs}\p{Emoji}\u2200-\u22ff]",
-    "cn": r"\p{Cn}",
-    "nonchar": r"\p{Noncharacter_Code_Point}",
-    "latin": r"\p{scx=Latin}",
-    "letter": r"\p{L}",
-}.items()}
+_P = {
+    name: regex.compile(pat)
+    for name, pat in {
+        "emoji": r"\p{Emoji}",
+        "extpict": r"\p{ExtPict}",
+        "emod": r"\p{Emoji_Modifier}",
+        "han": r"\p{scx=Han}",
+        "cjk": r"[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Bopomofo}\uff00-\uffef]",
+        "sea": r"[\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}\p{scx=Tai_Tham}\p{scx=Tai_Viet}"
+        r"\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Bopomofo}]",
+        "joining": r"[\p{scx=Arabic}\p{scx=Syriac}\p{scx=Nko}\p{scx=Mongolian}\p{scx=Devanagari}"
+        r"\p{scx=Bengali}\p{scx=Gurmukhi}\p{scx=Gujarati}\p{scx=Oriya}\p{scx=Tamil}"
+        r"\p{scx=Telugu}\p{scx=Kannada}\p{scx=Malayalam}\p{scx=Sinhala}\p{scx=Tibetan}"
+        r"\p{scx=Myanmar}\p{scx=Khmer}\p{scx=Phags_Pa}\p{scx=Kaithi}\p{scx=Sharada}\p{scx=Grantha}]",
+        "virama": r"\p{ccc=9}",
+        "mongolian": r"\p{scx=Mongolian}",
+        "duployan": r"\p{scx=Duployan}",
+        "jamo": r"[\p{Hangul_Syllable_Type=L}\p{Hangul_Syllable_Type=V}\p{Hangul_Syllable_Type=T}]",
+        "mark": r"\p{M}",
+        "hebrew": r"\p{scx=Hebrew}",
+        "std_variant_base": r"[\p{Sm}\p{scx=Han}\p{scx=Myanmar}\p{scx=Phags_Pa}\p{scx=Manichaean}"
+        r"\p{scx=Egyptian_Hieroglyphs}\p{Emoji}\u2200-\u22ff]",
+        "cn": r"\p{Cn}",
+        "nonchar": r"\p{Noncharacter_Code_Point}",
+        "latin": r"\p{scx=Latin}",
+        "letter": r"\p{L}",
+    }.items()
+}
 _RTL = regex.compile(r"(?V1)[[\p{bc=R}\p{bc=AL}]--\p{Bidi_C}]")
 _DI = regex.compile(r"\p{DI}")
 _URL = regex.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*://|www\.)[^\s<>\"'`)\]]+")
@@ -102,8 +117,15 @@ def _is(prop: str, ch: str) -> bool:
 # Code-point classes (buckets)
 # --------------------------------------------------------------------------------------------
 ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff\u180e")
-BIDI_OPEN = {"\u202a": "\u202c", "\u202b": "\u202c", "\u202d": "\u202c", "\u202e": "\u202c",
-             "\u2066": "\u2069", "\u2067": "\u2069", "\u2068": "\u2069"}
+BIDI_OPEN = {
+    "\u202a": "\u202c",
+    "\u202b": "\u202c",
+    "\u202d": "\u202c",
+    "\u202e": "\u202c",
+    "\u2066": "\u2069",
+    "\u2067": "\u2069",
+    "\u2068": "\u2069",
+}
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 BIDI_MARKS = frozenset("\u200e\u200f\u061c")
 MONGOLIAN_FVS = frozenset("\u180b\u180c\u180d\u180f")
@@ -389,8 +411,19 @@ class _Scan:
             right = right[:30] + "…"
         return s, e, left + right
 
-    def emit(self, rule: str, sev: Severity, start: int, end: int, message: str, *, hidden: str | None = None,
-             fix: bool = True, data: dict | None = None, fixes: tuple[Fix, ...] | None = None) -> None:
+    def emit(
+        self,
+        rule: str,
+        sev: Severity,
+        start: int,
+        end: int,
+        message: str,
+        *,
+        hidden: str | None = None,
+        fix: bool = True,
+        data: dict | None = None,
+        fixes: tuple[Fix, ...] | None = None,
+    ) -> None:
         d = {"codepoints": _codepoints(self.text[start:end])}
         if data:
             d.update(data)
@@ -412,18 +445,35 @@ class _Scan:
         binary, nul, invalid = looks_binary(t)
         if binary:
             cap = MAX_FINDINGS_BINARY + 1
-            self.out.append(Finding(
-                "HID010", ERROR, 0, min(1, len(t)),
-                f"This file looks binary ({nul} NUL byte{'s' if nul != 1 else ''}, {invalid} invalid UTF-8 "
-                f"byte{'s' if invalid != 1 else ''}): it is not agent text",
-                data={"codepoints": _codepoints(t[:1]), "binary": True, "nul": nul, "invalid": invalid}))
+            self.out.append(
+                Finding(
+                    "HID010",
+                    ERROR,
+                    0,
+                    min(1, len(t)),
+                    f"This file looks binary ({nul} NUL byte{'s' if nul != 1 else ''}, {invalid} invalid UTF-8 "
+                    f"byte{'s' if invalid != 1 else ''}): it is not agent text",
+                    data={"codepoints": _codepoints(t[:1]), "binary": True, "nul": nul, "invalid": invalid},
+                )
+            )
         # lone CR as the file's only line ending (old Mac): one finding per file, not per line
         self.cr_file = "\n" not in t and t.count("\r") >= 2
         handlers = {
-            "tag": self.tags, "zw": self.zero_width, "bidi": self.bidi, "mark": self.bidi_mark,
-            "vs": self.variation, "math": self.math_op, "cc": self.control, "ls": self.line_sep,
-            "nbsp": self.blank, "braille": self.blank, "idsp": self.blank, "objrep": self.blank,
-            "pua": self.pua, "cn": self.unassigned, "surrogate": self.surrogate,
+            "tag": self.tags,
+            "zw": self.zero_width,
+            "bidi": self.bidi,
+            "mark": self.bidi_mark,
+            "vs": self.variation,
+            "math": self.math_op,
+            "cc": self.control,
+            "ls": self.line_sep,
+            "nbsp": self.blank,
+            "braille": self.blank,
+            "idsp": self.blank,
+            "objrep": self.blank,
+            "pua": self.pua,
+            "cn": self.unassigned,
+            "surrogate": self.surrogate,
         }
         skip_to = -1
         capped = False
@@ -435,12 +485,18 @@ class _Scan:
                 rest = sum(1 for p in pieces if p[0] >= s and p[0] not in self.absorbed)
                 listed = cap - 1 if binary else cap
                 where = " in a binary-looking file" if binary else ""
-                self.out.append(Finding(
-                    rule, WARNING, s, e,
-                    f"More than {listed} hidden-character findings{where}: {rest} more runs of suspicious "
-                    "characters from here on are not listed one by one, and look-alike letters (HID013) "
-                    "were not checked",
-                    data={"codepoints": _codepoints(self.text[s:e]), "unlisted": rest}))
+                self.out.append(
+                    Finding(
+                        rule,
+                        WARNING,
+                        s,
+                        e,
+                        f"More than {listed} hidden-character findings{where}: {rest} more runs of suspicious "
+                        "characters from here on are not listed one by one, and look-alike letters (HID013) "
+                        "were not checked",
+                        data={"codepoints": _codepoints(self.text[s:e]), "unlisted": rest},
+                    )
+                )
                 capped = True
                 break
             h = handlers.get(b, self.other_di)
@@ -529,8 +585,10 @@ class _Scan:
             dec = decode_two_symbol_run(run)
             if dec:
                 text, zero, one = dec
-                msg = (f"Run of {n} zero-width characters encodes binary data ({cp_id(zero)}=0, {cp_id(one)}=1) "
-                       f"that decodes to: {_quote(text)}")
+                msg = (
+                    f"Run of {n} zero-width characters encodes binary data ({cp_id(zero)}=0, {cp_id(one)}=1) "
+                    f"that decodes to: {_quote(text)}"
+                )
                 self.emit("HID002", ERROR, s, e, msg, hidden=text, data={"decoded": text})
             else:
                 msg = f"Run of {n} zero-width characters ({_labels(run)}): invisible data the model reads"
@@ -561,7 +619,9 @@ class _Scan:
             msg = "U+FEFF ZERO WIDTH NO-BREAK SPACE (byte order mark) in the middle of the text"
             self.emit("HID002", WARNING, s, e, msg)
             return
-        near_ascii = (prev == "" or prev.isascii()) and (nxt == "" or nxt.isascii()) or ascii_alnum(prev) or ascii_alnum(nxt)
+        near_ascii = (
+            (prev == "" or prev.isascii()) and (nxt == "" or nxt.isascii()) or ascii_alnum(prev) or ascii_alnum(nxt)
+        )
         sev = WARNING if near_ascii else INFO
         where = "next to ASCII text" if near_ascii else "outside an emoji or script context that uses it"
         self.emit("HID002", sev, s, e, f"Invisible {_labels(run)} {where}")
@@ -581,10 +641,19 @@ class _Scan:
         first to the last invisible character (the letters between are inside the range), one
         fix with one deletion per span; ``data["codepoints"]`` lists the invisible ones only."""
         chars = "".join(self.text[a:b] for a, b in spans)
-        msg = (f"{_quote(word)} is split by {_counted_labels(chars)}: invisible, but it defeats search and "
-               "keyword review")
-        self.emit(rule, sev, spans[0][0], spans[-1][1], msg, hidden=word, fixes=_remove_spans_fix(spans),
-                  data={"word": word, "codepoints": _codepoints(chars), "count": len(chars)})
+        msg = (
+            f"{_quote(word)} is split by {_counted_labels(chars)}: invisible, but it defeats search and keyword review"
+        )
+        self.emit(
+            rule,
+            sev,
+            spans[0][0],
+            spans[-1][1],
+            msg,
+            hidden=word,
+            fixes=_remove_spans_fix(spans),
+            data={"word": word, "codepoints": _codepoints(chars), "count": len(chars)},
+        )
 
     def _emoji_zwj(self, s: int, e: int) -> bool:
         """ZWJ between pictographs: ExtPict [VS16 | skin-tone modifier | keycap] ZWJ ExtPict."""
@@ -646,8 +715,11 @@ class _Scan:
         if in_fm:
             reasons.append("it is inside the frontmatter")
         sev = ERROR if reasons else INFO
-        what = f"{_labels(run)} reorders the displayed text" if opener is not None else \
-            f"{_labels(run)} ends a bidi embedding, override or isolate"
+        what = (
+            f"{_labels(run)} reorders the displayed text"
+            if opener is not None
+            else f"{_labels(run)} ends a bidi embedding, override or isolate"
+        )
         if affected:
             what += f": {_quote(affected)} is shown reordered while the model reads it in this order"
         msg = what + (" (" + "; ".join(reasons) + ")" if reasons else " (balanced, in right-to-left text)")
@@ -659,8 +731,14 @@ class _Scan:
         if n >= 8:
             dec = decode_two_symbol_run(run)
             extra = f" that decodes to {_quote(dec[0])}" if dec else ""
-            self.emit("HID004", ERROR, s, e, f"Run of {n} bidi marks ({_labels(run)}) encodes data{extra}",
-                      hidden=dec[0] if dec else None)
+            self.emit(
+                "HID004",
+                ERROR,
+                s,
+                e,
+                f"Run of {n} bidi marks ({_labels(run)}) encodes data{extra}",
+                hidden=dec[0] if dec else None,
+            )
             return
         if self.line_info(s)[3]:
             return  # right-to-left context: normal
@@ -701,23 +779,45 @@ class _Scan:
             b = vs_byte(c)
             shown = chr(b) if b is not None and 32 <= b < 127 else f"0x{b:02x}"
             if _is("han", base):
-                self.emit("HID005", WARNING, s, e,
-                          f"Ideographic variation selector {cp_id(c)} after {_quote(base)} is not a registered "
-                          f"sequence in the Ideographic Variation Database (carries byte {shown!s})", hidden=shown)
+                self.emit(
+                    "HID005",
+                    WARNING,
+                    s,
+                    e,
+                    f"Ideographic variation selector {cp_id(c)} after {_quote(base)} is not a registered "
+                    f"sequence in the Ideographic Variation Database (carries byte {shown!s})",
+                    hidden=shown,
+                )
                 return
-            self.emit("HID005", ERROR, s, e,
-                      f"Supplementary variation selector {cp_id(c)} after non-ideograph {_quote(base)} "
-                      f"(not a variation sequence; carries byte {shown!s})", hidden=shown)
+            self.emit(
+                "HID005",
+                ERROR,
+                s,
+                e,
+                f"Supplementary variation selector {cp_id(c)} after non-ideograph {_quote(base)} "
+                f"(not a variation sequence; carries byte {shown!s})",
+                hidden=shown,
+            )
             return
         if c in "\ufe0e\ufe0f" and _is("emoji", base):
             # an emoji with a presentation selector it has no registered sequence for (common
             # when typed on phones: "✅️"); renders the same, carries at most one nibble
-            self.emit("HID005", INFO, s, e,
-                      f"{cp_label(c)} after {_quote(base)}, which has no registered emoji variation sequence")
+            self.emit(
+                "HID005",
+                INFO,
+                s,
+                e,
+                f"{cp_label(c)} after {_quote(base)}, which has no registered emoji variation sequence",
+            )
             return
-        self.emit("HID005", WARNING, s, e,
-                  f"{cp_label(c)} after {_quote(base)} is not a registered variation sequence "
-                  "(StandardizedVariants.txt, emoji-variation-sequences.txt)")
+        self.emit(
+            "HID005",
+            WARNING,
+            s,
+            e,
+            f"{cp_label(c)} after {_quote(base)} is not a registered variation sequence "
+            "(StandardizedVariants.txt, emoji-variation-sequences.txt)",
+        )
 
     # -- HID006 invisible math operators ----------------------------------------------------
     def math_op(self, s: int, e: int, _b: str) -> None:
@@ -725,7 +825,7 @@ class _Scan:
         n = len(run)
         if n >= 8 and set(run) <= {"\u2062", "\u2064"}:
             text = decode_bits(run, "\u2062", "\u2064") or decode_bits(run, "\u2064", "\u2062")
-            msg = f"Run of {n} invisible math operators (U+2062=0, U+2064=1: \"Sneaky Bits\" encoding)"
+            msg = f'Run of {n} invisible math operators (U+2062=0, U+2064=1: "Sneaky Bits" encoding)'
             msg += f" decodes to: {_quote(text)}" if text else " hides binary data"
             self.emit("HID006", ERROR, s, e, msg, hidden=text, data={"decoded": text} if text else None)
             return
@@ -787,23 +887,39 @@ class _Scan:
         prev, nxt = self.ch(s - 1), self.ch(e)
         if b == "nbsp":
             if self.in_code(s) and prev.isascii() and nxt.isascii() and prev.strip() and nxt.strip():
-                self.emit("HID008", WARNING, s, e,
-                          f"{_labels(run)} inside code: looks like a space but is not one to a shell or parser",
-                          fixes=(Fix("Replace with a space", (Edit(s, e, " "),), kind="replace-space"),))
+                self.emit(
+                    "HID008",
+                    WARNING,
+                    s,
+                    e,
+                    f"{_labels(run)} inside code: looks like a space but is not one to a shell or parser",
+                    fixes=(Fix("Replace with a space", (Edit(s, e, " "),), kind="replace-space"),),
+                )
             return
         if b == "braille":
             if 0x2801 <= ord(prev or " ") <= 0x28FF or 0x2801 <= ord(nxt or " ") <= 0x28FF:
                 return
-            self.emit("HID008", WARNING, s, e, f"{len(run)} × U+2800 BRAILLE PATTERN BLANK: looks blank, is not whitespace")
+            self.emit(
+                "HID008", WARNING, s, e, f"{len(run)} × U+2800 BRAILLE PATTERN BLANK: looks blank, is not whitespace"
+            )
             return
         if b == "objrep":
-            self.emit("HID008", WARNING, s, e, f"{len(run)} × U+FFFC OBJECT REPLACEMENT CHARACTER: renders blank or as a box")
+            self.emit(
+                "HID008", WARNING, s, e, f"{len(run)} × U+FFFC OBJECT REPLACEMENT CHARACTER: renders blank or as a box"
+            )
             return
         if b == "idsp":
             if _is("cjk", prev) or _is("cjk", nxt):
                 return
-            self.emit("HID008", INFO, s, e, f"{len(run)} × U+3000 IDEOGRAPHIC SPACE outside CJK text", fix=False,
-                      fixes=(Fix("Replace with a space", (Edit(s, e, " "),), kind="replace-space"),))
+            self.emit(
+                "HID008",
+                INFO,
+                s,
+                e,
+                f"{len(run)} × U+3000 IDEOGRAPHIC SPACE outside CJK text",
+                fix=False,
+                fixes=(Fix("Replace with a space", (Edit(s, e, " "),), kind="replace-space"),),
+            )
 
     # -- HID009 private use -----------------------------------------------------------------------
     def pua(self, s: int, e: int, _b: str) -> None:
@@ -812,8 +928,14 @@ class _Scan:
         if n == 1:
             return  # an icon-font glyph (Nerd Fonts, Powerline, Font Awesome)
         if n < 8:
-            self.emit("HID009", HINT, s, e, f"Private-use character(s) {_labels(run)}: an icon-font glyph or nothing, "
-                                            "depending on the font", fix=False)
+            self.emit(
+                "HID009",
+                HINT,
+                s,
+                e,
+                f"Private-use character(s) {_labels(run)}: an icon-font glyph or nothing, depending on the font",
+                fix=False,
+            )
             return
         decoded = None
         for base in (0xE000, 0xF0000, 0x100000):
@@ -829,8 +951,13 @@ class _Scan:
     def unassigned(self, s: int, e: int, _b: str) -> None:
         run = self.text[s:e]
         non = [c for c in run if _is("nonchar", c)]
-        kind = "Noncharacter" if len(non) == len(run) else "Unassigned code point" if not non else \
-            "Unassigned code points and noncharacters"
+        kind = (
+            "Noncharacter"
+            if len(non) == len(run)
+            else "Unassigned code point"
+            if not non
+            else "Unassigned code points and noncharacters"
+        )
         ids = ", ".join(dict.fromkeys(cp_id(c) for c in run))
         self.emit("HID010", ERROR, s, e, f"{kind} {ids} (Unicode 17): no glyph, no legitimate use in text")
 
@@ -845,10 +972,10 @@ class _Scan:
 
     # -- HID011 control characters --------------------------------------------------------------
     _ESC_SEQ = re.compile(
-        r"\x1b\[[0-?]*[ -/]*[@-~]"           # CSI
+        r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
         r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC
-        r"|\x1b[ -/]*[0-~]"                   # other escape
-        r"|\x9b[0-?]*[ -/]*[@-~]"             # C1 CSI
+        r"|\x1b[ -/]*[0-~]"  # other escape
+        r"|\x9b[0-?]*[ -/]*[@-~]"  # C1 CSI
     )
 
     # two-character escapes (ESC + final byte) with a known effect; sources: ECMA-48 §5.3, DEC VT100
@@ -926,16 +1053,30 @@ class _Scan:
                 return None  # reported once, with the first CR
             n = t.count("\r")
             lines = n + (0 if t.endswith("\r") else 1)
-            fix = Fix("Convert line endings to LF", tuple(Edit(m.start(), m.end(), "\n") for m in re.finditer("\r", t)),
-                      kind="line-endings")
-            self.emit("HID011", WARNING, s, e,
-                      f"This file uses lone CR line endings ({lines} lines): terminals show it as one overwritten line",
-                      fixes=(fix,), data={"count": n, "lines": lines})
+            fix = Fix(
+                "Convert line endings to LF",
+                tuple(Edit(m.start(), m.end(), "\n") for m in re.finditer("\r", t)),
+                kind="line-endings",
+            )
+            self.emit(
+                "HID011",
+                WARNING,
+                s,
+                e,
+                f"This file uses lone CR line endings ({lines} lines): terminals show it as one overwritten line",
+                fixes=(fix,),
+                data={"count": n, "lines": lines},
+            )
             return None
         if run == "\r":
-            self.emit("HID011", WARNING, s, e,
-                      "Lone carriage return (CR without LF): editors show a line break, but terminals return to the "
-                      "start of the line and overwrite the text before it")
+            self.emit(
+                "HID011",
+                WARNING,
+                s,
+                e,
+                "Lone carriage return (CR without LF): editors show a line break, but terminals return to the "
+                "start of the line and overwrite the text before it",
+            )
             return None
         if run == "\f":
             self.emit("HID011", INFO, s, e, "Form feed (FF, U+000C): a page break in old text files, invisible here")
@@ -952,8 +1093,10 @@ class _Scan:
                 hidden = None
                 prefix = t[s : e - 1]
                 if prefix:
-                    msg = (f"Control character{'s' if len(prefix) > 1 else ''} {self.show_controls(prefix)} before "
-                           f"terminal escape sequence {shown}, which {desc}")
+                    msg = (
+                        f"Control character{'s' if len(prefix) > 1 else ''} {self.show_controls(prefix)} before "
+                        f"terminal escape sequence {shown}, which {desc}"
+                    )
                 else:
                     msg = f"Terminal escape sequence {shown} {desc}"
                 if "conceals" in desc:
@@ -964,8 +1107,9 @@ class _Scan:
                 elif seq.startswith("\x1b]8;"):
                     hidden = seq
                 ctrl = [cp_id(c) for c in dict.fromkeys(t[s:new_e]) if ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0]
-                self.emit("HID011", ERROR, s, new_e, msg, hidden=hidden or None,
-                          data={"sequence": shown, "codepoints": ctrl})
+                self.emit(
+                    "HID011", ERROR, s, new_e, msg, hidden=hidden or None, data={"sequence": shown, "codepoints": ctrl}
+                )
                 return new_e
         names = list(dict.fromkeys(f"{CONTROL_NAMES.get(ord(c), 'C1 control')} (U+{ord(c):04X})" for c in run))
         effects = []
@@ -988,11 +1132,15 @@ class _Scan:
         in_fm, in_code = self.in_fm(s), self.in_code(s)
         sev = ERROR if (in_fm or in_code) else WARNING
         if in_fm:
-            msg = (f"{_labels(run)} inside the frontmatter: a line break for YAML 1.1 parsers (PyYAML) and "
-                   "Python's splitlines(), an ordinary character for YAML 1.2, editors and LSP")
+            msg = (
+                f"{_labels(run)} inside the frontmatter: a line break for YAML 1.1 parsers (PyYAML) and "
+                "Python's splitlines(), an ordinary character for YAML 1.2, editors and LSP"
+            )
         else:
-            msg = (f"{_labels(run)}{' inside code' if in_code else ''}: a line break for Python's splitlines(), "
-                   "an ordinary character for editors, LSP and CommonMark")
+            msg = (
+                f"{_labels(run)}{' inside code' if in_code else ''}: a line break for Python's splitlines(), "
+                "an ordinary character for editors, LSP and CommonMark"
+            )
         self.emit("HID012", sev, s, e, msg)
 
     # -- HID013 confusables -----------------------------------------------------------------------
@@ -1000,7 +1148,7 @@ class _Scan:
         t = self.text
         done_to = -1
         hits = (m.span() for a, b in self.segments for m in _CONF_RUN.finditer(t, a, b))
-        for s, e in hits:
+        for s, _e in hits:
             if s < done_to:
                 continue
             ts, te = self._token(s)
@@ -1067,8 +1215,16 @@ class _Scan:
             msg += " (" + ", ".join(reasons) + ")"
         revealed = "".join(f"<{cp_id(c)}>" if c in CONFUSABLES else c for c in tok)
         fix = Fix(f"Replace with ASCII {_quote(sk)}", (Edit(s, e, sk),), kind="replace-confusable")
-        self.emit("HID013", sev, s, e, msg, hidden=revealed, fixes=(fix,),
-                  data={"skeleton": sk, "codepoints": [cp_id(c) for c in dict.fromkeys(c for c, _ in found)]})
+        self.emit(
+            "HID013",
+            sev,
+            s,
+            e,
+            msg,
+            hidden=revealed,
+            fixes=(fix,),
+            data={"skeleton": sk, "codepoints": [cp_id(c) for c in dict.fromkeys(c for c, _ in found)]},
+        )
 
 
 def check(ctx) -> Iterable[Finding]:

@@ -47,8 +47,10 @@ def kind_allowed(kind: str, only) -> bool:
 
 def _text_edits(analysis: Analysis, edits, encoding: str) -> list[types.TextEdit]:
     """Sorted, de-duplicated, non-overlapping text edits (:func:`unveil.core.fixes.non_overlapping`)."""
-    return [types.TextEdit(range=lsp_range(analysis.doc, e.start, e.end, encoding), new_text=e.new_text)
-            for e in fixes.non_overlapping(edits)]
+    return [
+        types.TextEdit(range=lsp_range(analysis.doc, e.start, e.end, encoding), new_text=e.new_text)
+        for e in fixes.non_overlapping(edits)
+    ]
 
 
 def _workspace_edit(uri: str, version: int | None, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
@@ -67,8 +69,9 @@ def fix_all_edits(analysis: Analysis) -> list[Edit]:
     return fixes.remove_invisible_edits(analysis.findings)
 
 
-def code_actions(analysis: Analysis, uri: str, version: int | None, params: types.CodeActionParams,
-                 encoding: str) -> list[types.CodeAction]:
+def code_actions(
+    analysis: Analysis, uri: str, version: int | None, params: types.CodeActionParams, encoding: str
+) -> list[types.CodeAction]:
     """Code actions for ``params`` on the current version of the document."""
     only = params.context.only
     actions: list[types.CodeAction] = []
@@ -99,8 +102,13 @@ def code_actions(analysis: Analysis, uri: str, version: int | None, params: type
         if chosen:
             only_invisible = all(fix.kind == REMOVE_INVISIBLE for _, fix in chosen)
             edits = _text_edits(analysis, [e for _, fix in chosen for e in fix.edits], encoding)
-            actions.append(types.CodeAction(title=FIX_ALL_TITLE if only_invisible else FIX_SAFE_TITLE,
-                                            kind=FIX_ALL_KIND, edit=_workspace_edit(uri, version, edits)))
+            actions.append(
+                types.CodeAction(
+                    title=FIX_ALL_TITLE if only_invisible else FIX_SAFE_TITLE,
+                    kind=FIX_ALL_KIND,
+                    edit=_workspace_edit(uri, version, edits),
+                )
+            )
     return actions
 
 

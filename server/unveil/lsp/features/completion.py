@@ -62,7 +62,12 @@ def _key_doc(spec: fs.KeySpec, schema: fs.Schema) -> str:
     parts = [spec.doc] if spec.doc else []
     parts.append(f"Type: {fs._EXPECTED.get(spec.type, spec.type)}.")
     if spec.values:
-        parts.append("Values: " + ", ".join(f"`{v}`" for v in spec.values) + ("" if not spec.pattern else ", or a full model id") + ".")
+        parts.append(
+            "Values: "
+            + ", ".join(f"`{v}`" for v in spec.values)
+            + ("" if not spec.pattern else ", or a full model id")
+            + "."
+        )
     if spec.default is not None:
         parts.append(f"Default: `{spec.default}`.")
     if spec.required:

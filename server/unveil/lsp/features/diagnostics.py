@@ -20,8 +20,9 @@ from unveil.lsp.convert import lsp_range
 SOURCE = "unveil"
 
 
-def to_diagnostic(finding: Finding, index: int, analysis: Analysis, version: int | None, encoding: str,
-                  rules: RuleSet | None = None) -> types.Diagnostic:
+def to_diagnostic(
+    finding: Finding, index: int, analysis: Analysis, version: int | None, encoding: str, rules: RuleSet | None = None
+) -> types.Diagnostic:
     """One finding as a ``Diagnostic`` (range in ``encoding`` units)."""
     rule = (rules or bundled_rules()).get(finding.rule)
     return types.Diagnostic(
@@ -53,8 +54,14 @@ def groups(findings: list[Finding]) -> list[tuple[int, list[int]]]:
     for o in outer:
         lead = findings[o]
         for j, g in enumerate(findings):
-            if (j != o and j not in owner and j not in outer and g.category != "internal"
-                    and lead.start <= g.start and g.end <= lead.end):
+            if (
+                j != o
+                and j not in owner
+                and j not in outer
+                and g.category != "internal"
+                and lead.start <= g.start
+                and g.end <= lead.end
+            ):
                 owner[j] = o
     out: list[tuple[int, list[int]]] = []
     for i in range(len(findings)):
@@ -80,8 +87,9 @@ def related_information(finding: Finding) -> list[types.DiagnosticRelatedInforma
     return out
 
 
-def to_diagnostics(analysis: Analysis, version: int | None, encoding: str,
-                   rules: RuleSet | None = None) -> list[types.Diagnostic]:
+def to_diagnostics(
+    analysis: Analysis, version: int | None, encoding: str, rules: RuleSet | None = None
+) -> list[types.Diagnostic]:
     """The findings of ``analysis`` as diagnostics, one per :func:`groups` group, in finding
     order. A group's diagnostic is its lead's, at the most severe severity of the group, its
     message naming the members ("also in this hidden text: SNP001 error, CON001 error") and

@@ -55,7 +55,9 @@ def findings_at(analysis: Analysis, offset: int) -> list[Finding]:
     # A run that draws nothing (tag characters, zero-width, bidi controls) leaves no character
     # for the cursor to rest on in a terminal editor: the character just before it answers too.
     text = analysis.text
-    return [f for f in analysis.findings if f.start == offset + 1 and f.end > f.start and _invisible(text[f.start : f.end])]
+    return [
+        f for f in analysis.findings if f.start == offset + 1 and f.end > f.start and _invisible(text[f.start : f.end])
+    ]
 
 
 def _invisible(text: str) -> bool:
@@ -87,7 +89,7 @@ CONTEXT_NOTES = {
     "code": "Lowered one level: inside code, where this rule reads as documentation.",
     "context": "Lowered one level by words in the same sentence (the rule's lower_if).",
     "hidden": "Raised one step: a reader of the rendered file never sees this text, the model does.",
-    "raised by context": "Raised one step by words in the same sentence (such as \"silently\").",
+    "raised by context": 'Raised one step by words in the same sentence (such as "silently").',
 }
 """What each ``Finding.data["context"]`` reason means, shown under the finding in the hover."""
 
@@ -229,7 +231,9 @@ def cost_markdown(analysis: Analysis) -> str:
     return "\n\n".join(parts)
 
 
-def hover(analysis: Analysis, offset: int, line: int, encoding: str, rules: RuleSet | None = None) -> types.Hover | None:
+def hover(
+    analysis: Analysis, offset: int, line: int, encoding: str, rules: RuleSet | None = None
+) -> types.Hover | None:
     """The hover at code-point ``offset`` on 0-based ``line``, or ``None``."""
     hits = findings_at(analysis, offset)
     sections = [finding_markdown(analysis, f, rules) for f in hits]

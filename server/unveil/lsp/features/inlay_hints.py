@@ -82,17 +82,24 @@ def inlay_hints(analysis: Analysis, rng: types.Range | None, encoding: str) -> l
     tooltip = (summary_text(report) + "\n" + (getattr(report, "basis", None) or "")).strip()
     floor = getattr(analysis.settings, "inlay_hint_min_tokens", 0)
     if getattr(report, "claude_session", None) is not None and getattr(report, "claude_ratio", None):
-        tooltip += (f"\n≈ Claude (estimate, ×{report.claude_ratio:g}): {format_tokens(report.claude_session)} "
-                    f"tok/session · {format_tokens(report.claude_invoke)} tok on invoke")
+        tooltip += (
+            f"\n≈ Claude (estimate, ×{report.claude_ratio:g}): {format_tokens(report.claude_session)} "
+            f"tok/session · {format_tokens(report.claude_invoke)} tok on invoke"
+        )
     for section in getattr(report, "sections", ()) or ():
         if section.line == top:
             # One hint per line, and short: VS Code cuts labels longer than
             # editor.inlayHints.maximumLength (43 characters by default), so a heading on the
             # summary line gets its section count in the summary's tooltip, not in the label.
-            tooltip += f"\nSection \"{section.title}\": {format_tokens(section.tokens)} tok"
+            tooltip += f'\nSection "{section.title}": {format_tokens(section.tokens)} tok'
         elif 0 <= section.line < doc.line_count and section.tokens >= floor:
-            wanted.append((section.line, f"{short_tokens(section.tokens)} tok",
-                           f"Section \"{section.title}\": {format_tokens(section.tokens)} tok"))
+            wanted.append(
+                (
+                    section.line,
+                    f"{short_tokens(section.tokens)} tok",
+                    f'Section "{section.title}": {format_tokens(section.tokens)} tok',
+                )
+            )
     wanted.append((top, summary_label(report), tooltip.strip() or None))
     hints = []
     seen: set[tuple[int, str]] = set()
@@ -121,9 +128,14 @@ def import_hints(analysis: Analysis, rng: types.Range | None, encoding: str) -> 
         pos = position(analysis.doc, imp.end, encoding)
         if rng is not None and (_before(pos, rng.start) or _before(rng.end, pos)):
             continue
-        out.append(types.InlayHint(position=pos, label=unbreakable(f"+{short_tokens(imp.tokens)} tok"), padding_left=True,
-                                   tooltip=f"{imp.path}: {format_tokens(imp.tokens)} tokens every session "
-                                           "(with the files it imports)"))
+        out.append(
+            types.InlayHint(
+                position=pos,
+                label=unbreakable(f"+{short_tokens(imp.tokens)} tok"),
+                padding_left=True,
+                tooltip=f"{imp.path}: {format_tokens(imp.tokens)} tokens every session (with the files it imports)",
+            )
+        )
     return out
 
 

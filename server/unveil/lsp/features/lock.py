@@ -121,8 +121,9 @@ class LockState:
                 self._reported = stamp
                 log.warning("%s", exc)
                 try:
-                    self.server.window_log_message(types.LogMessageParams(type=types.MessageType.Warning,
-                                                                          message=f"unveil: {exc}"))
+                    self.server.window_log_message(
+                        types.LogMessageParams(type=types.MessageType.Warning, message=f"unveil: {exc}")
+                    )
                 except Exception as exc:  # noqa: BLE001 - not connected (unit tests)
                     log.debug("log message not sent: %s", exc)
             parsed = None
@@ -224,20 +225,39 @@ class LockState:
             end = doc.offset(f.end_line - 1, f.end_column - 1)
             r = lsp_range(doc, start, end, encoding)
             new_ranges.add((f.rule, _range_key(r)))
-            related.append(types.DiagnosticRelatedInformation(
-                location=types.Location(uri=uri, range=r), message=f"New since review: {f.rule} {f.message}"))
+            related.append(
+                types.DiagnosticRelatedInformation(
+                    location=types.Location(uri=uri, range=r), message=f"New since review: {f.rule} {f.message}"
+                )
+            )
         for i, dg in enumerate(diags):
             if (str(dg.code), _range_key(dg.range)) in new_ranges and not dg.message.endswith(NEW_SUFFIX):
                 diags[i] = attrs.evolve(dg, message=dg.message + NEW_SUFFIX)
         if d.status == "new":
-            diags.insert(0, types.Diagnostic(range=first, message=d.summary() + " (review it, then run "
-                                             "`unveil lock approve` in a terminal)",
-                                             severity=types.DiagnosticSeverity.Information,
-                                             code=CODE_NEW, source=SOURCE, data={"lock": "new"}))
+            diags.insert(
+                0,
+                types.Diagnostic(
+                    range=first,
+                    message=d.summary() + " (review it, then run `unveil lock approve` in a terminal)",
+                    severity=types.DiagnosticSeverity.Information,
+                    code=CODE_NEW,
+                    source=SOURCE,
+                    data={"lock": "new"},
+                ),
+            )
         else:
-            diags.insert(0, types.Diagnostic(range=first, message=d.summary(), severity=types.DiagnosticSeverity.Warning,
-                                             code=CODE_CHANGED, source=SOURCE, related_information=related or None,
-                                             data={"lock": "changed"}))
+            diags.insert(
+                0,
+                types.Diagnostic(
+                    range=first,
+                    message=d.summary(),
+                    severity=types.DiagnosticSeverity.Warning,
+                    code=CODE_CHANGED,
+                    source=SOURCE,
+                    related_information=related or None,
+                    data={"lock": "changed"},
+                ),
+            )
         return types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=params.version)
 
     def _disk_analysis(self, uri: str, entry: dict):
@@ -266,8 +286,9 @@ class LockState:
 
     async def _analyse_later(self, uri: str, path: str, data: bytes, h: str) -> None:
         try:
-            analysis = await asyncio.get_running_loop().run_in_executor(self.executor, lk.analyse_bytes, data, path,
-                                                                       self.server.settings_for(path))
+            analysis = await asyncio.get_running_loop().run_in_executor(
+                self.executor, lk.analyse_bytes, data, path, self.server.settings_for(path)
+            )
             self.analyses[("disk", uri)] = (h, analysis)
             last = self.last.get(uri)
             if last is not None and self.server.open_document(uri) is None:
@@ -282,7 +303,7 @@ class LockState:
         diagnostics again with the new lock state."""
         self._lock = None
         self.deltas.clear()
-        for uri, params in list(self.last.items()):
+        for _uri, params in list(self.last.items()):
             self.server.text_document_publish_diagnostics(params)
 
     # -- hover ----------------------------------------------------------------------------
@@ -291,8 +312,10 @@ class LockState:
         if d is None:
             return None
         if d.status == "new":
-            return "**Not in unveil.lock** — this agent file has not been reviewed. Review it, then run " \
-                   "`unveil lock approve` in a terminal."
+            return (
+                "**Not in unveil.lock** — this agent file has not been reviewed. Review it, then run "
+                "`unveil lock approve` in a terminal."
+            )
         return delta_markdown(d)
 
     # -- diff and restore -----------------------------------------------------------------
@@ -354,8 +377,7 @@ def delta_markdown(d) -> str:
     if review.get("reason"):
         parts.append("Reason: " + inline(str(review["reason"])))
     t0, t1 = d.tokens
-    rows = ["| | reviewed | now |", "|---|---|---|",
-            f"| grade | {d.grade[0] or '?'} | {d.grade[1] or '?'} |"]
+    rows = ["| | reviewed | now |", "|---|---|---|", f"| grade | {d.grade[0] or '?'} | {d.grade[1] or '?'} |"]
     if t0 or t1:
         for key, label in (("session", "tokens per session"), ("invoke", "tokens once invoked")):
             a = (t0 or {}).get(key)
@@ -369,8 +391,12 @@ def delta_markdown(d) -> str:
         rows.append(f"| removed {key} | {_cell(', '.join(values))} | |")
     parts.append("\n".join(rows))
     if d.added:
-        parts.append("New since review:\n\n" + "\n".join(
-            f"- **{inline(f.rule)}** {inline(f.severity)}, line {f.line}: {inline(f.message)}" for f in d.added))
+        parts.append(
+            "New since review:\n\n"
+            + "\n".join(
+                f"- **{inline(f.rule)}** {inline(f.severity)}, line {f.line}: {inline(f.message)}" for f in d.added
+            )
+        )
     hidden = d.hidden()
     if hidden:
         parts.append("Newly hidden text, decoded:")
@@ -417,10 +443,19 @@ def register(server) -> None:
         if not getattr(getattr(caps, "did_change_watched_files", None), "dynamic_registration", False):
             return
         try:
-            await server.client_register_capability_async(types.RegistrationParams(registrations=[
-                types.Registration(id=f"unveil-lock-watch-{id(state)}", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                                   register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                                       watchers=[types.FileSystemWatcher(glob_pattern="**/" + lk.LOCK_NAME)]))]))
+            await server.client_register_capability_async(
+                types.RegistrationParams(
+                    registrations=[
+                        types.Registration(
+                            id=f"unveil-lock-watch-{id(state)}",
+                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                            register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                                watchers=[types.FileSystemWatcher(glob_pattern="**/" + lk.LOCK_NAME)]
+                            ),
+                        )
+                    ]
+                )
+            )
         except Exception as exc:  # noqa: BLE001
             log.info("could not watch %s: %s", lk.LOCK_NAME, exc)
 
@@ -453,8 +488,10 @@ def register(server) -> None:
         value = getattr(base.contents, "value", None)
         if value is None:
             return base
-        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
-                                                        value=value + "\n\n---\n\n" + mine), range=base.range)
+        return types.Hover(
+            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value + "\n\n---\n\n" + mine),
+            range=base.range,
+        )
 
     if base_hover is not None:
         features[types.TEXT_DOCUMENT_HOVER] = hover
@@ -476,8 +513,14 @@ def register(server) -> None:
         if not kind_allowed(types.CodeActionKind.QuickFix, params.context.only):
             return base
         out = list(base)
-        out.append(types.CodeAction(title=SHOW_TITLE, kind=types.CodeActionKind.QuickFix, diagnostics=mine or None,
-                                    command=types.Command(title=SHOW_TITLE, command=DIFF_COMMAND, arguments=[uri])))
+        out.append(
+            types.CodeAction(
+                title=SHOW_TITLE,
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=mine or None,
+                command=types.Command(title=SHOW_TITLE, command=DIFF_COMMAND, arguments=[uri]),
+            )
+        )
         got = await asyncio.get_running_loop().run_in_executor(state.executor, state.reviewed, uri)
         doc = server.open_document(uri)
         if got is not None and doc is not None:
@@ -488,11 +531,19 @@ def register(server) -> None:
 
             cur = analysis.doc if analysis is not None and analysis.text == doc.source else Document(doc.source)
             whole = lsp_range(cur, 0, len(cur.text), server.encoding)
-            edit = types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version),
-                edits=[types.TextEdit(range=whole, new_text=text)])])
-            out.append(types.CodeAction(title=RESTORE_TITLE, kind=types.CodeActionKind.QuickFix,
-                                        diagnostics=mine or None, edit=edit))
+            edit = types.WorkspaceEdit(
+                document_changes=[
+                    types.TextDocumentEdit(
+                        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version),
+                        edits=[types.TextEdit(range=whole, new_text=text)],
+                    )
+                ]
+            )
+            out.append(
+                types.CodeAction(
+                    title=RESTORE_TITLE, kind=types.CodeActionKind.QuickFix, diagnostics=mine or None, edit=edit
+                )
+            )
         return out
 
     if base_actions is not None:
@@ -520,9 +571,12 @@ def register(server) -> None:
             return None
         text = await make_diff(uri)
         if text is None:
-            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
-                                                           message="unveil: the reviewed version is not available "
-                                                                   "(no lock entry, or not in git)"))
+            ls.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Warning,
+                    message="unveil: the reviewed version is not available (no lock entry, or not in git)",
+                )
+            )
             return None
         folder = Path(tempfile.gettempdir()) / "unveil-lock-diff"
         folder.mkdir(exist_ok=True)

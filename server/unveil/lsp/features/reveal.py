@@ -117,9 +117,19 @@ def _wrap(text: str, indent: str) -> list[str]:
 
     rows: list[str] = []
     for row in text.splitlines() or [""]:
-        rows.extend(textwrap.wrap(row, width=WRAP, initial_indent=indent, subsequent_indent=indent + "  ",
-                                  break_long_words=True, break_on_hyphens=False, replace_whitespace=False,
-                                  drop_whitespace=True) or [indent.rstrip()])
+        rows.extend(
+            textwrap.wrap(
+                row,
+                width=WRAP,
+                initial_indent=indent,
+                subsequent_indent=indent + "  ",
+                break_long_words=True,
+                break_on_hyphens=False,
+                replace_whitespace=False,
+                drop_whitespace=True,
+            )
+            or [indent.rstrip()]
+        )
     return rows
 
 
@@ -173,17 +183,28 @@ def _price_rows(analysis: Analysis) -> tuple[list[dict], str | None]:
         per_invoke = r.approx_usd_per_invoke if approx else r.usd_per_invoke
 
         def text(x: float) -> str:
-            return ("≈" if approx and x else "") + fmt(x)  # "$0" is exact whatever the tokenizer
+            return ("≈" if approx and x else "") + fmt(x)  # noqa: B023 - used in this iteration only
 
-        out.append({
-            "model": str(r.model), "modelId": r.model_id, "inputPerMTok": r.input_per_mtok,
-            "usdPerSession": per_session, "usdPerInvoke": per_invoke, "usdPer1000Sessions": per_session * 1000,
-            "approx": approx, "tokenRatio": r.token_ratio if approx else None,
-            "o200kUsdPerSession": r.usd_per_session, "o200kUsdPerInvoke": r.usd_per_invoke,
-            "o200kUsdPer1000Sessions": r.usd_per_1000_sessions,
-            "text": {"perSession": text(per_session), "perInvoke": text(per_invoke),
-                     "per1000Sessions": text(per_session * 1000)},
-        })
+        out.append(
+            {
+                "model": str(r.model),
+                "modelId": r.model_id,
+                "inputPerMTok": r.input_per_mtok,
+                "usdPerSession": per_session,
+                "usdPerInvoke": per_invoke,
+                "usdPer1000Sessions": per_session * 1000,
+                "approx": approx,
+                "tokenRatio": r.token_ratio if approx else None,
+                "o200kUsdPerSession": r.usd_per_session,
+                "o200kUsdPerInvoke": r.usd_per_invoke,
+                "o200kUsdPer1000Sessions": r.usd_per_1000_sessions,
+                "text": {
+                    "perSession": text(per_session),
+                    "perInvoke": text(per_invoke),
+                    "per1000Sessions": text(per_session * 1000),
+                },
+            }
+        )
     return out, note
 
 
@@ -193,16 +214,28 @@ def file_report(analysis: Analysis, uri: str, version: int | None, workspace: di
     tokens = None
     if rep is not None:
         tokens = {
-            "session": rep.session, "invoke": rep.invoke, "total": rep.total, "body": rep.body,
-            "basis": rep.basis, "notes": list(rep.notes),
-            "sections": [{"line": s.line, "level": s.level, "title": s.title, "tokens": s.tokens} for s in rep.sections],
+            "session": rep.session,
+            "invoke": rep.invoke,
+            "total": rep.total,
+            "body": rep.body,
+            "basis": rep.basis,
+            "notes": list(rep.notes),
+            "sections": [
+                {"line": s.line, "level": s.level, "title": s.title, "tokens": s.tokens} for s in rep.sections
+            ],
         }
     prices, note = _price_rows(analysis) if rep is not None else ([], None)
     return {
-        "uri": uri, "version": version, "kind": analysis.kind,
+        "uri": uri,
+        "version": version,
+        "kind": analysis.kind,
         "kindLabel": getattr(rep, "kind_label", None) or analysis.kind,
-        "grade": analysis.grade, "findings": _severity_counts(analysis), "tokens": tokens,
-        "prices": prices, "pricesNote": note, "workspace": workspace,
+        "grade": analysis.grade,
+        "findings": _severity_counts(analysis),
+        "tokens": tokens,
+        "prices": prices,
+        "pricesNote": note,
+        "workspace": workspace,
     }
 
 
@@ -216,8 +249,8 @@ class WorkspaceTotals:
     def compute(self, roots: list[str], settings, generation: int, open_texts: dict[str, str]) -> dict | None:
         """``{"files", "session", "invoke", "truncated"}`` or ``None`` with no folder or no
         tokenizer. Blocking (file I/O and tokenising): run it in a worker thread."""
-        from unveil.core.discovery import collect, read_text
         from unveil.core.analyze import analyze
+        from unveil.core.discovery import collect, read_text
         from unveil.core.kinds import detect_kind
 
         if not roots or not tokens_mod.ready():

@@ -42,8 +42,18 @@ SCAN_START_DELAY_S = 0.5
 OPEN_FIRST_POLL_S = 0.05
 """While an open document waits for analysis, the scan checks again after this many seconds."""
 
-WATCH_GLOBS = ("**/*.md", "**/*.mdc", "**/*.markdown", "**/.cursorrules", "**/.windsurfrules", "**/.clinerules",
-               "**/.clinerules/**", "**/.roorules*", "**/.roo/**", "**/.clinerules-*")
+WATCH_GLOBS = (
+    "**/*.md",
+    "**/*.mdc",
+    "**/*.markdown",
+    "**/.cursorrules",
+    "**/.windsurfrules",
+    "**/.clinerules",
+    "**/.clinerules/**",
+    "**/.roorules*",
+    "**/.roo/**",
+    "**/.clinerules-*",
+)
 
 
 def _path_of(uri: str) -> str | None:
@@ -165,9 +175,14 @@ class WorkspaceIndex:
         loop = asyncio.get_running_loop()
         while self.server.scheduler.any_busy():
             await asyncio.sleep(OPEN_FIRST_POLL_S)
-        got = await loop.run_in_executor(self.executor, self._analyse_disk, path,
-                                         self.server.settings_for(str(path)),
-                                         self.server.encoding, self.server.open_texts())
+        got = await loop.run_in_executor(
+            self.executor,
+            self._analyse_disk,
+            path,
+            self.server.settings_for(str(path)),
+            self.server.encoding,
+            self.server.open_texts(),
+        )
         if self.server.open_document(uri) is not None:
             return  # opened meanwhile
         if got is None:
@@ -204,18 +219,27 @@ class WorkspaceIndex:
                 files.extend(found)
                 if len(found) >= ws_core.MAX_FILES:
                     # never miss silently: say what the background scan left out
-                    msg = (f"unveil: {r} has more than {ws_core.MAX_FILES:,} agent files; only the first "
-                           f"{ws_core.MAX_FILES:,} were scanned in the background. Open a file to scan it.")
+                    msg = (
+                        f"unveil: {r} has more than {ws_core.MAX_FILES:,} agent files; only the first "
+                        f"{ws_core.MAX_FILES:,} were scanned in the background. Open a file to scan it."
+                    )
                     log.warning(msg)
                     self.server.window_show_message(
-                        types.ShowMessageParams(type=types.MessageType.Warning, message=msg))
+                        types.ShowMessageParams(type=types.MessageType.Warning, message=msg)
+                    )
             if self._supports_progress():
                 token = f"unveil-scan-{uuid.uuid4()}"
                 try:
                     await self.server.work_done_progress.create_async(token)
                     self.server.work_done_progress.begin(
-                        token, types.WorkDoneProgressBegin(title="unveil: scanning agent files", percentage=0,
-                                                           message=f"0/{len(files)}", cancellable=False))
+                        token,
+                        types.WorkDoneProgressBegin(
+                            title="unveil: scanning agent files",
+                            percentage=0,
+                            message=f"0/{len(files)}",
+                            cancellable=False,
+                        ),
+                    )
                 except Exception as exc:  # noqa: BLE001 - progress is optional
                     log.info("work done progress unavailable: %s", exc)
                     token = None
@@ -227,8 +251,11 @@ class WorkspaceIndex:
                     log.exception("workspace analysis of %s failed", path)
                 if token is not None and (i % step == 0 or i == len(files)):
                     self.server.work_done_progress.report(
-                        token, types.WorkDoneProgressReport(message=f"{i}/{len(files)}",
-                                                            percentage=int(i * 100 / max(1, len(files)))))
+                        token,
+                        types.WorkDoneProgressReport(
+                            message=f"{i}/{len(files)}", percentage=int(i * 100 / max(1, len(files)))
+                        ),
+                    )
             self.scanned = True
         finally:
             self.scanning = False
@@ -291,8 +318,7 @@ class WorkspaceIndex:
     def _inside(self, path: str) -> bool:
         p = Path(path)
         roots = self._roots or self.roots()
-        return any(r == p or r in p.parents for r in roots) and not any(
-            part in ws_core.SKIP_DIRS for part in p.parts)
+        return any(r == p or r in p.parents for r in roots) and not any(part in ws_core.SKIP_DIRS for part in p.parts)
 
     async def _register_watchers(self) -> None:
         caps = getattr(self.server._caps(), "workspace", None)
@@ -301,14 +327,17 @@ class WorkspaceIndex:
             return
         try:
             await self.server.client_register_capability_async(
-                types.RegistrationParams(registrations=[
-                    types.Registration(
-                        id=f"unveil-watch-{uuid.uuid4()}",
-                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                        register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                            watchers=[types.FileSystemWatcher(glob_pattern=g) for g in WATCH_GLOBS]),
-                    )
-                ])
+                types.RegistrationParams(
+                    registrations=[
+                        types.Registration(
+                            id=f"unveil-watch-{uuid.uuid4()}",
+                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                            register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                                watchers=[types.FileSystemWatcher(glob_pattern=g) for g in WATCH_GLOBS]
+                            ),
+                        )
+                    ]
+                )
             )
         except Exception as exc:  # noqa: BLE001
             log.info("could not register file watchers: %s", exc)
