@@ -12,7 +12,7 @@ def f(sev: Severity, **data) -> Finding:
     return Finding("HID001", sev, 0, 1, "m", data=data)
 
 
-E, W, I, H = Severity.ERROR  # noqa: E741 - I for INFO, next to E, W, H, Severity.WARNING, Severity.INFO, Severity.HINT
+E, W, I, H = Severity.ERROR, Severity.WARNING, Severity.INFO, Severity.HINT  # noqa: E741 - I for INFO
 
 
 @pytest.mark.parametrize(
