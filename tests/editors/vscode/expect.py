@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -49,6 +50,10 @@ FILES = {
 
 def main(work: Path, corpus: Path) -> dict:
     out: dict = {"work": str(work), "beacon": BEACON}
+    # The workspace is a repository of its own: it lives under .cache/ of unveil's checkout, which
+    # that checkout's .gitignore leaves out, and folder scans honour .gitignore (docs/discovery.md).
+    work.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(work)], check=True, capture_output=True)
     hostile = work / "hostile" / "AGENTS.md"
     hostile.parent.mkdir(parents=True, exist_ok=True)
     hostile.write_text(HOSTILE, encoding="utf-8")
