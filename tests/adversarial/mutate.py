@@ -52,7 +52,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import tomllib
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+from unveil.core.suppress import SECURITY_CATEGORIES
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -74,23 +79,7 @@ SYNTHETIC_CATEGORY = {
     "overbroad-tools": "excessive-agency",
     "cloud-metadata": "ssrf",
 }
-RISKY = frozenset(
-    {
-        "prompt-injection",
-        "anti-refusal",
-        "concealment",
-        "data-exfiltration",
-        "privilege-escalation",
-        "supply-chain",
-        "agent-snooping",
-        "system-prompt-leakage",
-        "ssrf",
-        "excessive-agency",
-        "secrets",
-        "persistence",
-        "obfuscation",
-    }
-)
+RISKY = SECURITY_CATEGORIES - {"hidden-content"}  # the risky-directive categories (unveil.core.suppress)
 FAMILY_OF = {"concealment": ["conceal"], "system-prompt-leakage": ["reveal"], "anti-refusal": ["refuse"]}
 PERSONA = re.compile(r"\b(?:you\s+are\s+now|mode|persona|DAN|jailbreak|pretend|act\s+as|role)\b", re.I)
 
