@@ -241,7 +241,7 @@ async function exthost(page) {
     await route.fulfill({ response: resp, body });
   });
   await page.goto(`${base}/?folder=${encodeURIComponent(EXPECT.work)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
-  const timeout = new Promise((r) => setTimeout(() => r('timeout'), 180000));
+  const timeout = new Promise((r) => setTimeout(() => r('timeout'), 420000));
   const code = await Promise.race([exited, timeout]);
   await page.screenshot({ path: path.join(ARTIFACTS, '7-extension-development-host.png') }).catch(() => undefined);
   record('extension-host tests exit code', code === 0, `exit ${code}`);
