@@ -10,7 +10,7 @@ from rpc import RawServer
 
 def _big() -> str:
     line = "Please review the code carefully and write tests <!-- note --> for each \u200b module.\n"
-    return line * (400_000 // len(line))  # 400 KB: over the 100,000-character notice threshold
+    return line * (150_000 // len(line))  # 150 KB: over the 100,000-character notice threshold
 
 
 def test_small_document_is_not_stalled_by_a_big_one():
