@@ -20,6 +20,7 @@ if [[ "$mode" == all || "$mode" == setup ]]; then
 fi
 [[ "$mode" == setup ]] && exit 0
 
+OUTER_TMP="${TMPDIR:-/tmp}"  # before vscode-env.sh points TMPDIR into the cache folder
 source "$ROOT/scripts/vscode-env.sh"
 CS="$E/cs/node_modules/.bin/code-server"
 VSIX="$ROOT/client-vscode/dist/unveil-linux-x64.vsix"  # this machine's platform
@@ -36,7 +37,9 @@ done
 
 mkdir -p "$ARTIFACTS"
 rm -f "$ARTIFACTS"/*.png
-RUN="$E/run"
+# The workspaces live outside the repository: a project configuration above them (this
+# repository's own .unveil.toml) would apply to their files and change the expected findings.
+RUN="$OUTER_TMP/unveil-vscode-e2e-run"
 rm -rf "$RUN"
 mkdir -p "$RUN"
 export NODE_PATH="$E/pw/node_modules"
@@ -106,6 +109,18 @@ run_driver() {
   fi
   passed=$((passed + p)); failed=$((failed + f))
 }
+
+# The extension-host tests run the extension from its source folder (client-vscode/), which after
+# packaging carries no bundled libraries: lay out this platform's (the ones in the linux-x64 .vsix)
+# for the run, and remove them afterwards.
+DEV_LIBS="$ROOT/client-vscode/bundled/libs"
+cleanup() { stop_cs; rm -rf "$DEV_LIBS"; }
+trap cleanup EXIT
+if [[ "${VSCODE_E2E_ONLY:-}" != ui ]]; then
+  [[ -d "$E/libs/linux-x64" ]] || { echo "vscode-e2e: missing $E/libs/linux-x64 (run: bash scripts/vscode-e2e.sh setup)" >&2; echo "vscode: 0 passed, 1 failed"; exit 1; }
+  rm -rf "$DEV_LIBS"; mkdir -p "$(dirname "$DEV_LIBS")"
+  cp -r "$E/libs/linux-x64" "$DEV_LIBS"; rm -f "$DEV_LIBS/.stamp"
+fi
 
 t0=$SECONDS
 echo "vscode-e2e: code-server $("$CS" --version 2>/dev/null | grep -m1 -o "^[0-9][0-9.]*") (VS Code $("$CS" --version 2>/dev/null | grep -m1 -o "Code [0-9.]*" | cut -d" " -f2)), $(chromium --version 2>/dev/null | cut -d" " -f1-2)"

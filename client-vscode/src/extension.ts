@@ -81,12 +81,14 @@ async function start(ctx: vscode.ExtensionContext): Promise<void> {
     lastChoice = undefined;
     if (!problemShown) {
       problemShown = true; // once per session, not per file opened
-      const pick = await notify('error', choice.message, 'Open Settings', 'Show Output');
-      if (pick === 'Open Settings') {
-        void vscode.commands.executeCommand('workbench.action.openSettings', 'unveil.');
-      } else if (pick === 'Show Output') {
-        log.show();
-      }
+      // Not awaited: start() (and so api.ready() and every restart) must not wait for a click.
+      void notify('error', choice.message, 'Open Settings', 'Show Output').then((pick) => {
+        if (pick === 'Open Settings') {
+          void vscode.commands.executeCommand('workbench.action.openSettings', 'unveil.');
+        } else if (pick === 'Show Output') {
+          log.show();
+        }
+      });
     }
     return;
   }

@@ -66,7 +66,7 @@ exports.run = async function run() {
   await test('server starts with the bundled libraries through the Python shim', async () => {
     const desc = api.serverDescription();
     assert.ok(desc, 'no server was started');
-    assert.match(desc, /^unveil \d+\.\d+\.\d+ \(Python 3\.\d+, .*bundled[/\\]libs\)/);
+    assert.match(desc, /^unveil \d+\.\d+\.\d+ \(Python 3\.\d+, .*bundled[/\\]libs[/\\]common\)/);
     assert.match(desc, /importStrategy useBundled/);
     assert.ok(api.client().isRunning());
   });
@@ -172,7 +172,8 @@ exports.run = async function run() {
     await api.ready();
     const after = api.client();
     assert.ok(after && after !== before && after.isRunning());
-    await waitFor('diagnostics after restart', () => codes(badDoc.uri).length === bad.findings.length);
+    await waitFor('diagnostics after restart', () => codes(badDoc.uri).length === bad.diagnostics.length);
+    assert.deepEqual(codes(badDoc.uri), expectedCodes(bad));
   });
 
   await test('benign CLAUDE.md: no errors, status grade A', async () => {
