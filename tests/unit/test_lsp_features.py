@@ -325,3 +325,27 @@ def test_fix_all_source_action_is_the_cli_safe_fix_pass():
         fixes.apply_edits(text, fixes.safe_edits(a.findings))
         == "---\nname: r\ndescription: d\ntools: Read, Grep\n---\nHithere\n"
     )
+
+
+@pytest.mark.parametrize(("encoding", "start", "end"), [("utf-32", 3, 6), ("utf-16", 5, 8), ("utf-8", 9, 12)])
+def test_related_information_columns_in_the_client_encoding(tmp_path, encoding, start, end):
+    # line 1 of the imported file: two astral characters (2 code points, 4 UTF-16 units,
+    # 8 bytes), one space, then "bad": code-point columns 3..6 in Finding.related.
+    imported = tmp_path / "imported.md"
+    imported.write_text("# title\n\U0001f600\U0001f600 bad here\n", encoding="utf-8")
+    finding = Finding("EXF005", Severity.ERROR, 0, 1, "m", related=((str(imported), 1, 3, 1, 6, "there"),))
+    from unveil.lsp.features.diagnostics import related_information
+
+    (info,) = related_information(finding, encoding)
+    assert info.location.uri == imported.absolute().as_uri()
+    assert (info.location.range.start.line, info.location.range.start.character) == (1, start)
+    assert (info.location.range.end.line, info.location.range.end.character) == (1, end)
+    assert info.message == "there"
+
+
+def test_related_information_keeps_code_points_when_the_file_is_gone(tmp_path):
+    finding = Finding("EXF005", Severity.ERROR, 0, 1, "m", related=((str(tmp_path / "gone.md"), 3, 1, 3, 4, "x"),))
+    from unveil.lsp.features.diagnostics import related_information
+
+    (info,) = related_information(finding, "utf-16")
+    assert (info.location.range.start.character, info.location.range.end.character) == (1, 4)

@@ -8,11 +8,13 @@ code actions find the fixes again.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from lsprotocol import types
 
 from unveil.core.analyze import Analysis
+from unveil.core.document import Document
 from unveil.core.findings import Finding
 from unveil.core.rules import RuleSet, bundled_rules
 from unveil.lsp.convert import lsp_range
@@ -33,7 +35,7 @@ def to_diagnostic(
         code_description=types.CodeDescription(href=rule.doc_url) if rule is not None else None,
         source=SOURCE,
         data={"version": version, "index": index},
-        related_information=related_information(finding) or None,
+        related_information=related_information(finding, encoding) or None,
     )
 
 
@@ -71,9 +73,11 @@ def groups(findings: list[Finding]) -> list[tuple[int, list[int]]]:
     return out
 
 
-def related_information(finding: Finding) -> list[types.DiagnosticRelatedInformation]:
-    """``Finding.related`` as LSP related information (the imported file's lines; columns are
-    the finding's code-point columns, exact for text without astral characters in UTF-16)."""
+def related_information(finding: Finding, encoding: str = "utf-16") -> list[types.DiagnosticRelatedInformation]:
+    """``Finding.related`` as LSP related information: ranges in the imported files, columns in
+    ``encoding`` units (``Finding.related`` counts code points; the imported file is read again,
+    through :func:`unveil.core.safe_read.read_text`, to convert them; when it cannot be read the
+    code-point columns are kept, exact for text without astral characters in UTF-16)."""
     from pathlib import Path
 
     out = []
@@ -82,9 +86,37 @@ def related_information(finding: Finding) -> list[types.DiagnosticRelatedInforma
             uri = Path(path).absolute().as_uri()
         except ValueError:
             continue
+        if encoding != "utf-32" and (sc or ec):
+            doc = _related_document(path)
+            if doc is not None:
+                start = doc.to_client(doc.offset(sl, sc), encoding)
+                end = doc.to_client(doc.offset(el, ec), encoding)
+                sl, sc, el, ec = start.line, start.character, end.line, end.character
         rng = types.Range(types.Position(sl, sc), types.Position(el, ec))
         out.append(types.DiagnosticRelatedInformation(types.Location(uri, rng), message))
     return out
+
+
+def _related_document(path: str) -> Document | None:
+    """The imported file at ``path`` as a :class:`Document`, cached per (size, mtime); ``None``
+    when it cannot be read."""
+    import os
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return _read_document(path, st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _read_document(path: str, size: int, mtime_ns: int) -> Document | None:
+    from unveil.core.safe_read import read_text
+
+    try:
+        return Document(read_text(path))
+    except (OSError, ValueError):  # RefusedRead is an OSError; ValueError covers UnicodeError
+        return None
 
 
 def to_diagnostics(
