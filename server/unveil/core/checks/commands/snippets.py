@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Callable, Iterable
 
 from unveil.core import shell
 from unveil.core.checks.commands.hits import Hit, Judge, ScriptJudge, clip, severity_for
@@ -201,22 +202,28 @@ def _judge_python(sn: Snippet, origin: str, nested: ScriptJudge) -> list[Hit]:
         )
     elif secret_hits:
         j.add(RULE_SECRET_PATH, severity_for(j.auto, False), a, b, f"{_lang_label(sn)} code reads {secret_hits[0]}")
-    for p in writes:
-        loc = match_location(p, "persistence_paths")
-        if loc is not None:
-            j.add(
-                RULE_PERSISTENCE,
-                severity_for(j.auto, False),
-                a,
-                b,
-                f"Persistence: {_lang_label(sn)} code writes {loc.label} {p}",
-            )
-            break
+    _persistence_write(j, sn, writes, str)
     for s, node in shell_strings:
         off = _python_offset(sn, node)
         sub = shell.parse(s, off, depth=1)
         j.hits.extend(h for h in j.nested(sub, j.origin))
     return j.hits
+
+
+def _persistence_write(j: Judge, sn: Snippet, paths: Iterable[str], shown: Callable[[str], str]) -> None:
+    """PER011 for the first of ``paths`` (string values the snippet writes to) that is a
+    persistence location, the path quoted as ``shown(path)``; nothing when none is."""
+    for p in paths:
+        loc = match_location(p, "persistence_paths")
+        if loc is not None:
+            j.add(
+                RULE_PERSISTENCE,
+                severity_for(j.auto, False),
+                sn.start,
+                sn.end,
+                f"Persistence: {_lang_label(sn)} code writes {loc.label} {shown(p)}",
+            )
+            return
 
 
 def _q(s: str) -> str:
@@ -300,17 +307,7 @@ def _judge_js(sn: Snippet, origin: str, nested: ScriptJudge, python: bool = Fals
     elif secrets:
         j.add(RULE_SECRET_PATH, severity_for(j.auto, False), a, b, f"{_lang_label(sn)} code reads {secrets[0]}")
     if _JS_WRITE.search(text):
-        for s in strings:
-            loc = match_location(s, "persistence_paths")
-            if loc is not None:
-                j.add(
-                    RULE_PERSISTENCE,
-                    severity_for(j.auto, False),
-                    a,
-                    b,
-                    f"Persistence: {_lang_label(sn)} code writes {loc.label} {clip(s, 50)}",
-                )
-                break
+        _persistence_write(j, sn, strings, lambda s: clip(s, 50))
     for m in _JS_EXEC.finditer(text):
         sub = shell.parse(m.group(2).replace("\\'", "'").replace('\\"', '"'), sn.omap.shift(m.start(2)), depth=1)
         j.hits.extend(j.nested(sub, j.origin))
