@@ -44,7 +44,6 @@ from __future__ import annotations
 import argparse
 import collections
 import concurrent.futures
-import csv
 import datetime as _dt
 import json
 import os
@@ -57,6 +56,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
+
+sys.path.insert(0, str(ROOT / "tests" / "adversarial"))
+from corpus_labels import MALICIOUS_LABELS, RISKY_LABEL_CATEGORY, read_tsv  # tests/adversarial/corpus_labels.py
 
 #: LABELS.tsv categories that are hidden content (must be found, category ``hidden-content``).
 HIDDEN_LABELS = frozenset(
@@ -93,23 +95,11 @@ SYNTHETIC_KIND_PATHS = {
 }
 
 #: LABELS.tsv categories (the corpus's own names) → unveil rule categories (issue 3).
-SYNTHETIC_CATEGORY = {
-    **{c: "hidden-content" for c in HIDDEN_LABELS},
-    "sensitive-file-access": "agent-snooping",
-    "instruction-override": "prompt-injection",
-    "data-exfiltration": "data-exfiltration",
-    "encoded-instruction": "obfuscation",
-    "remote-code-exec": "supply-chain",
-    "safety-override": "anti-refusal",
-    "permission-bypass": "privilege-escalation",
-    "overbroad-tools": "excessive-agency",
-    "cloud-metadata": "ssrf",
-}
+SYNTHETIC_CATEGORY = {**{c: "hidden-content" for c in HIDDEN_LABELS}, **RISKY_LABEL_CATEGORY}
 
-#: Our own line labels for the ``positive`` rows of ``malicious/PROVENANCE.tsv`` (file, category,
-#: line, note, optional min_severity). Category ``none-in-text``: no risky text in the file itself
-#: (payload in scripts outside the corpus), excluded from recall with the note as the reason.
-MALICIOUS_LABELS = ROOT / "tests" / "data" / "malicious-labels.tsv"
+#: :data:`MALICIOUS_LABELS` (tests/adversarial/corpus_labels.py), our own line labels for the
+#: ``positive`` rows of ``malicious/PROVENANCE.tsv``: category ``none-in-text`` means no risky text in
+#: the file itself (payload in scripts outside the corpus), excluded from recall with the note as the reason.
 
 #: Categories a finding may not have to count for a risky (non-hidden) label.
 NOT_RISKY = frozenset({"hidden-content", "format", "cost", "internal", "imports"})
@@ -120,12 +110,6 @@ SEVERITY_RANK = {"error": 1, "warning": 2, "info": 3, "hint": 4}
 
 
 # --------------------------------------------------------------------------- input
-
-
-def read_tsv(path: Path) -> list[dict[str, str]]:
-    """Rows of a tab-separated file with a header line (no quoting)."""
-    with path.open(encoding="utf-8", newline="") as fh:
-        return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
 def synthetic_kind_path(file: str, note: str) -> str:
@@ -455,8 +439,7 @@ def targets(syn: dict, mal: dict, ben: dict | None, mlab: dict | None = None, ca
 
 def mutation_figures(corpus: Path, benign_files: int = 50) -> dict:
     """Figure (e): per-class recall of the mutation suite and the benign mutation check."""
-    sys.path.insert(0, str(ROOT / "tests" / "adversarial"))
-    import mutate  # tests/adversarial/mutate.py
+    import mutate  # tests/adversarial/mutate.py (its folder is on sys.path: see the top)
 
     rep = mutate.run(corpus)
     floors = mutate.load_floors()

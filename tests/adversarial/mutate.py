@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import base64
 import codecs
-import csv
 import json
 import os
 import re
@@ -57,6 +56,8 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
+from corpus_labels import MALICIOUS_LABELS, RISKY_LABEL_CATEGORY, read_tsv
+
 from unveil.core.suppress import SECURITY_CATEGORIES
 
 HERE = Path(__file__).resolve().parent
@@ -64,21 +65,8 @@ ROOT = HERE.parents[1]
 CORPUS = Path(os.environ.get("UNVEIL_CORPUS", ROOT.parent / "shared" / "corpus"))
 FLOORS = HERE / "floors.toml"
 TRANSLATIONS = HERE / "translations.toml"
-MALICIOUS_LABELS = ROOT / "tests" / "data" / "malicious-labels.tsv"
 CARRIER_PATH = ".claude/skills/helper/SKILL.md"
 
-#: corpus label → unveil category (the same mapping as scripts/accuracy.py)
-SYNTHETIC_CATEGORY = {
-    "sensitive-file-access": "agent-snooping",
-    "instruction-override": "prompt-injection",
-    "data-exfiltration": "data-exfiltration",
-    "encoded-instruction": "obfuscation",
-    "remote-code-exec": "supply-chain",
-    "safety-override": "anti-refusal",
-    "permission-bypass": "privilege-escalation",
-    "overbroad-tools": "excessive-agency",
-    "cloud-metadata": "ssrf",
-}
 RISKY = SECURITY_CATEGORIES - {"hidden-content"}  # the risky-directive categories (unveil.core.suppress)
 FAMILY_OF = {"concealment": ["conceal"], "system-prompt-leakage": ["reveal"], "anti-refusal": ["refuse"]}
 PERSONA = re.compile(r"\b(?:you\s+are\s+now|mode|persona|DAN|jailbreak|pretend|act\s+as|role)\b", re.I)
@@ -115,11 +103,6 @@ def clean(line: str) -> str:
     return s.strip()
 
 
-def _read_tsv(path: Path) -> list[dict[str, str]]:
-    with path.open(encoding="utf-8", newline="") as fh:
-        return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
-
-
 def _line(path: Path, n: int) -> str:
     lines = path.read_bytes().decode("utf-8", "surrogateescape").splitlines()
     return lines[n - 1] if 0 < n <= len(lines) else ""
@@ -129,8 +112,8 @@ def payloads(corpus: Path = CORPUS) -> list[Payload]:
     """Every positive, de-duplicated by (text, category); corpus rows only when the corpus exists."""
     out: list[Payload] = []
     if (corpus / "synthetic" / "LABELS.tsv").is_file():
-        for row in _read_tsv(corpus / "synthetic" / "LABELS.tsv"):
-            cat = SYNTHETIC_CATEGORY.get(row["expected_category"])
+        for row in read_tsv(corpus / "synthetic" / "LABELS.tsv"):
+            cat = RISKY_LABEL_CATEGORY.get(row["expected_category"])
             if cat is None:
                 continue
             n = int(row["expected_line"])
@@ -138,7 +121,7 @@ def payloads(corpus: Path = CORPUS) -> list[Payload]:
                 Payload(clean(_line(corpus / "synthetic" / row["file"], n)), cat, f"synthetic/{row['file']}:{n}")
             )
     if MALICIOUS_LABELS.is_file() and (corpus / "malicious").is_dir():
-        for row in _read_tsv(MALICIOUS_LABELS):
+        for row in read_tsv(MALICIOUS_LABELS):
             if row["category"] not in RISKY:
                 continue
             n = int(row["line"])
@@ -499,7 +482,7 @@ def _first_prose_line(lines: list[str]) -> int | None:
 def benign_files(corpus: Path = CORPUS, n: int = 50) -> list[tuple[Path, str]]:
     """``n`` benign files spread evenly over ``benign/MANIFEST.tsv`` (deterministic), each with the
     path it is analysed under."""
-    rows = _read_tsv(corpus / "benign" / "MANIFEST.tsv")
+    rows = read_tsv(corpus / "benign" / "MANIFEST.tsv")
     step = max(1, len(rows) // n)
     out = []
     for row in rows[::step][:n]:

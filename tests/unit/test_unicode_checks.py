@@ -13,14 +13,9 @@ import pytest
 
 from unveil.core.analyze import analyze
 from unveil.core.checks import Context
-from unveil.core.checks.unicode import (
-    MAX_FINDINGS_BINARY,
-    check,
-    decode_bits,
-    decode_tags,
-    decode_two_symbol_run,
-    looks_binary,
-)
+from unveil.core.checks.unicode.decode import decode_bits, decode_tags, decode_two_symbol_run
+from unveil.core.checks.unicode.pipeline import MAX_FINDINGS_BINARY, check
+from unveil.core.checks.unicode.unassigned import looks_binary
 from unveil.core.config import DEFAULT_SETTINGS
 from unveil.core.document import Document
 from unveil.core.findings import Edit, Fix, Severity

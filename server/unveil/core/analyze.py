@@ -79,6 +79,14 @@ def _apply_metadata(
     return out
 
 
+def _check_name(check: object) -> str:
+    """The check a check function belongs to, as ``rules/*.toml`` names it (``check = "…"``): the
+    module under ``unveil.core.checks`` (the package, for a check split into a package)."""
+    module = str(getattr(check, "__module__", ""))
+    prefix = "unveil.core.checks."
+    return module[len(prefix) :].split(".", 1)[0] if module.startswith(prefix) else module.rsplit(".", 1)[-1]
+
+
 def analyze(
     text: str,
     path: str | None = None,
@@ -121,14 +129,14 @@ def analyze(
                     Severity.ERROR,
                     0,
                     0,
-                    f"unveil's {check.__module__.rsplit('.', 1)[-1]} check failed ({type(exc).__name__}: {exc}); "
+                    f"unveil's {_check_name(check)} check failed ({type(exc).__name__}: {exc}); "
                     "this file was not fully scanned",
                     category="internal",
                 )
             )
-    from unveil.core.checks import commands as _commands  # parsed command rules replace overlapping regex hits
+    from unveil.core.checks.commands.supersede import supersede  # parsed command rules replace overlapping regex hits
 
-    found = _commands.supersede(found, rules or bundled_rules())
+    found = supersede(found, rules or bundled_rules())
     if tree is not None:
         found.extend(_imported_findings(tree, settings, rules))
     findings = _redact_secrets(_apply_metadata(found, rules or bundled_rules(), settings, path, doc), text)

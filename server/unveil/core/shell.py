@@ -36,7 +36,10 @@ import logging
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
 
 log = logging.getLogger(__name__)
 
@@ -218,7 +221,7 @@ class OffsetMap:
         new = [(0, self(start))] + [(idx - start, off) for idx, off in pts[k + 1 :]]
         return OffsetMap(tuple(new), self.limit)
 
-    def _lim(self, limit):
+    def _lim(self, limit: tuple[int, int] | None) -> OffsetMap:
         return OffsetMap(self.points, limit)
 
 
@@ -263,7 +266,9 @@ class Word:
     subs: tuple["Script", ...] = ()
     process: str = ""
     expands: bool = False
-    _lazy: tuple | None = field(default=None, compare=False, repr=False)  # (source map, indices): built on use
+    _lazy: tuple[OffsetMap, list[int]] | None = field(
+        default=None, compare=False, repr=False
+    )  # (source map, indices): built on use
 
     @property
     def omap(self) -> OffsetMap:
@@ -322,8 +327,8 @@ class Command:
     inner: list["Script"] = field(default_factory=list)
     snippets: list[Snippet] = field(default_factory=list)
     depth: int = 0
-    _fed: set = field(default_factory=set, repr=False, compare=False)
-    _eff: tuple | None = field(default=None, repr=False, compare=False)
+    _fed: set[int] = field(default_factory=set, repr=False, compare=False)
+    _eff: tuple[str, tuple[Word, ...], tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -506,7 +511,7 @@ def unquote(raw: str) -> tuple[str, list[int], bool]:
     i = 0
     expands = False
 
-    def put(ch: str, at: int):
+    def put(ch: str, at: int) -> None:
         out.append(ch)
         omap.append(at)
 
@@ -622,7 +627,7 @@ def unquote(raw: str) -> tuple[str, list[int], bool]:
 
 
 @lru_cache(maxsize=1)
-def _parser():
+def _parser() -> Parser:
     import tree_sitter_bash
     from tree_sitter import Language, Parser
 
@@ -632,7 +637,7 @@ def _parser():
 class _Src:
     """The parsed string, its UTF-8 bytes and the byte → code-point conversion."""
 
-    def __init__(self, text: str, omap: OffsetMap):
+    def __init__(self, text: str, omap: OffsetMap) -> None:
         self.text = text
         self.data = text.encode("utf-8", "surrogatepass")
         self.omap = omap
@@ -652,10 +657,10 @@ class _Src:
         """Code-point index in ``text`` of a byte offset."""
         return byte if self.cp is None else self.cp[min(byte, len(self.cp) - 1)]
 
-    def node_text(self, node) -> str:
+    def node_text(self, node: Node) -> str:
         return self.text[self.i(node.start_byte) : self.i(node.end_byte)]
 
-    def span(self, node) -> tuple[int, int]:
+    def span(self, node: Node) -> tuple[int, int]:
         a, b = self.i(node.start_byte), self.i(node.end_byte)
         return self.omap(a), (self.omap(b - 1) + 1 if b > a else self.omap(a))
 
@@ -811,12 +816,12 @@ _WORDISH = {
 
 
 class _Builder:
-    def __init__(self, src: _Src, depth: int):
+    def __init__(self, src: _Src, depth: int) -> None:
         self.src = src
         self.depth = depth
 
     # statements ---------------------------------------------------------------------------
-    def statements(self, node) -> list[Pipeline]:
+    def statements(self, node: Node) -> list[Pipeline]:
         out: list[Pipeline] = []
         op = ""
         for ch in node.children:
@@ -833,7 +838,7 @@ class _Builder:
             op = ""
         return out
 
-    def statement(self, node) -> list[Pipeline]:
+    def statement(self, node: Node) -> list[Pipeline]:
         t = node.type
         if t == "list":
             return self.statements(node)
@@ -902,7 +907,7 @@ class _Builder:
                 out.extend(self.statement(ch))
         return out
 
-    def stage_list(self, node) -> list[Command]:
+    def stage_list(self, node: Node) -> list[Command]:
         t = node.type
         if t == "negated_command":
             for ch in node.children:
@@ -928,7 +933,7 @@ class _Builder:
         ):
             a, b = self.src.span(node)
             if t in ("declaration_command", "unset_command"):
-                words = [
+                parts = [
                     ch
                     for ch in node.children
                     if ch.type in _WORDISH
@@ -937,8 +942,8 @@ class _Builder:
                 ]
                 return [
                     self.make_command(
-                        [w for w in words if w.type != "variable_assignment"],
-                        [w for w in words if w.type == "variable_assignment"],
+                        [w for w in parts if w.type != "variable_assignment"],
+                        [w for w in parts if w.type == "variable_assignment"],
                         (),
                         node,
                     )
@@ -951,9 +956,8 @@ class _Builder:
                 )
                 return [self.make_command([], assigns, (), node)]
             if t == "test_command":
-                words = list(self._descend_words(node))
-                return [self.make_command([], [], (), node, extra_words=words)]
-            pipes: list[Pipeline] = []
+                return [self.make_command([], [], (), node, extra_words=list(self._descend_words(node)))]
+            pipes = []
             words: list[Word] = []
             for ch in node.children:
                 if ch.type in _STATEMENT_SKIP:
@@ -978,7 +982,7 @@ class _Builder:
                 pipes.extend(self.statement(ch))
         return [s for p in pipes for s in p.stages]
 
-    def _descend_words(self, node):
+    def _descend_words(self, node: Node) -> Iterator[Word]:
         for ch in node.children:
             if ch.type in _WORDISH:
                 yield self.word(ch)
@@ -986,7 +990,7 @@ class _Builder:
                 yield from self._descend_words(ch)
 
     # commands ------------------------------------------------------------------------------
-    def command(self, node) -> Command:
+    def command(self, node: Node) -> Command:
         names, assigns, redirs = [], [], []
         for ch in node.children:
             t = ch.type
@@ -1002,7 +1006,14 @@ class _Builder:
                 names.append(ch)
         return self.make_command(names, assigns, redirs, node)
 
-    def make_command(self, word_nodes, assign_nodes, redir_nodes, node, extra_words=()) -> Command:
+    def make_command(
+        self,
+        word_nodes: Sequence[Node],
+        assign_nodes: Sequence[Node],
+        redir_nodes: Sequence[Node],
+        node: Node,
+        extra_words: Sequence[Word] = (),
+    ) -> Command:
         argv = tuple(self.word(w) for w in word_nodes) + tuple(extra_words)
         assigns = []
         for an in assign_nodes:
@@ -1018,7 +1029,7 @@ class _Builder:
         self.attach_heredocs(cmd)
         return cmd
 
-    def word(self, node) -> Word:
+    def word(self, node: Node) -> Word:
         raw = self.src.node_text(node)
         i0 = self.src.i(node.start_byte)
         text, om, expands = unquote(raw)
@@ -1054,7 +1065,7 @@ class _Builder:
             lazy,
         )
 
-    def redirect(self, node) -> Redirect:
+    def redirect(self, node: Node) -> Redirect:
         a, b = self.src.span(node)
         op, fd, target = "", "", None
         body = None
@@ -1077,7 +1088,7 @@ class _Builder:
             op = "<<<"
         return Redirect(op or "?", fd, target, a, b, body, bmap)
 
-    def _heredoc_body(self, node) -> tuple[str, OffsetMap]:
+    def _heredoc_body(self, node: Node) -> tuple[str, OffsetMap]:
         i0 = self.src.i(node.start_byte)
         text = self.src.node_text(node)
         return text, self.src.omap.shift(i0)
@@ -1091,7 +1102,12 @@ class _Builder:
             if id(r) in cmd._fed:
                 continue
             cmd._fed.add(id(r))
-            text, bmap = (r.body, r.body_map) if r.body is not None else (r.target.text, r.target.omap)
+            if r.body is not None and r.body_map is not None:
+                text, bmap = r.body, r.body_map
+            elif r.target is not None:
+                text, bmap = r.target.text, r.target.omap
+            else:
+                continue
             if name in SHELLS and not _has_code_flag(args, ("-c",)):
                 cmd.inner.append(_parse(text, bmap, self.depth + 1, per_line=True))
             elif name in INTERPRETERS and not _has_code_flag(args, CODE_FLAGS.get(INTERPRETERS[name], ())):
@@ -1099,27 +1115,32 @@ class _Builder:
                     cmd.snippets.append(Snippet(INTERPRETERS[name], text, bmap, "here-doc"))
 
     def attach_bodies(self, cmd: Command) -> None:
-        """``sh -c BODY``, ``eval WORDS``, ``su -c BODY``, ``python -c CODE`` … (recursive)."""
-        name, args, _w = cmd.effective()
-        if not name:
-            return
-        body: tuple[str, OffsetMap] | None = None
-        if name in SHELLS or name == "su":
-            body = _flag_value(args, "c")
-        elif name == "eval" and args:
-            body = _join(args)
-        elif name in ("watch",) and args:
-            body = _join([a for a in args if not a.text.startswith("-")][-1:])
-        if body is not None:
-            cmd.inner.append(_parse(body[0], body[1], self.depth + 1, per_line=True))
-            return
-        lang = INTERPRETERS.get(name)
-        if lang:
-            for flag in CODE_FLAGS.get(lang, ()):
-                v = _flag_value(args, flag.lstrip("-"), exact=flag)
-                if v is not None:
-                    cmd.snippets.append(Snippet(lang, v[0], v[1], "-c"))
-                    return
+        """See :func:`_attach_bodies`."""
+        _attach_bodies(cmd, self.depth)
+
+
+def _attach_bodies(cmd: Command, depth: int) -> None:
+    """``sh -c BODY``, ``eval WORDS``, ``su -c BODY``, ``python -c CODE`` … (recursive); ``depth``: the level of ``cmd``."""
+    name, args, _w = cmd.effective()
+    if not name:
+        return
+    body: tuple[str, OffsetMap] | None = None
+    if name in SHELLS or name == "su":
+        body = _flag_value(args, "c")
+    elif name == "eval" and args:
+        body = _join(args)
+    elif name in ("watch",) and args:
+        body = _join([a for a in args if not a.text.startswith("-")][-1:])
+    if body is not None:
+        cmd.inner.append(_parse(body[0], body[1], depth + 1, per_line=True))
+        return
+    lang = INTERPRETERS.get(name)
+    if lang:
+        for flag in CODE_FLAGS.get(lang, ()):
+            v = _flag_value(args, flag.lstrip("-"), exact=flag)
+            if v is not None:
+                cmd.snippets.append(Snippet(lang, v[0], v[1], "-c"))
+                return
 
 
 def _has_code_flag(args: Sequence[Word], flags: Sequence[str]) -> bool:
@@ -1172,7 +1193,7 @@ def _join(words: Sequence[Word]) -> tuple[str, OffsetMap]:
     return "".join(text), OffsetMap(tuple(sorted(set(pts))))
 
 
-def _substitutions(node):
+def _substitutions(node: Node) -> Iterator[Node]:
     """Outermost command/process substitution nodes inside ``node`` (``node`` itself included)."""
     if node.type in ("command_substitution", "process_substitution"):
         yield node
@@ -1184,11 +1205,11 @@ def _substitutions(node):
 def script_from_argv(words: Sequence[Word], depth: int = 0) -> Script:
     """A one-command :class:`Script` from an argv that is executed without a shell (an MCP
     server's ``command`` + ``args``): no word splitting or expansion, but ``sh -c``/``python -c``
-    bodies among the words are still parsed (:meth:`_Builder.attach_bodies`)."""
+    bodies among the words are still parsed (:func:`_attach_bodies`)."""
     words = tuple(words)
     if not words:
         return Script([], 0, 0, depth=depth)
     a, b = min(w.start for w in words), max(w.end for w in words)
     cmd = Command(words, a, b, depth=depth)
-    _Builder(None, depth).attach_bodies(cmd)  # type: ignore[arg-type]
+    _attach_bodies(cmd, depth)
     return Script([Pipeline([cmd], a, b)], a, b, depth=depth)

@@ -98,6 +98,44 @@ def _signals(v: Verdict) -> str:
     return f" [{', '.join(shown)}]" if shown else ""
 
 
+def _carried_finding(
+    rule: str,
+    sev: Severity,
+    start: int,
+    end: int,
+    where: str,
+    text: str,
+    v: Verdict,
+    otherwise: str = "carries",
+    fixes: tuple[Fix, ...] = (),
+    size_otherwise: bool = False,
+    data: dict[str, object] | None = None,
+) -> Finding:
+    """The finding for ``text`` (verdict ``v``) that the reader does not see at ``where``: message
+    ``"{where} tells the model: “preview”"`` with the verdict's signals for an instruction, else
+    ``"{where} {otherwise}: “preview”"`` (then, with ``size_otherwise``, its size: ``" (N tokens)"``);
+    ``hidden_text`` is ``text``, ``tokens`` its o200k count (``None`` while the tokenizer loads),
+    ``data`` the verdict, its signals, then ``data``."""
+    phrase, ntok = _token_phrase(text)
+    lead = "tells the model" if v.level == "instruction" else otherwise
+    msg = f"{where} {lead}: “{_preview(text)}”"
+    if v.level == "instruction":
+        msg += _signals(v)
+    elif size_otherwise:
+        msg += f" ({phrase})"
+    return Finding(
+        rule,
+        sev,
+        start,
+        end,
+        msg,
+        hidden_text=text,
+        tokens=ntok,
+        fixes=fixes,
+        data={"verdict": v.level, "signals": list(v.signals), **(data or {})},
+    )
+
+
 def _risky(v: Verdict) -> bool:
     """An instruction with a strong signal, a command, a URL or a credential word: used where
     plain directives are common in benign text (image alt text, captions)."""
@@ -435,24 +473,17 @@ def _duplicate_definition(doc, ref) -> Finding:
         sev = Severity.WARNING
     else:
         sev = Severity.INFO
-    lead = "tells the model" if v.level == "instruction" else "carries"
-    msg = (
-        f"Duplicate reference definition [{label}]: CommonMark uses the first definition, so this one "
-        f"renders to nothing and no link reaches it; it {lead}: “{_preview(text)}”"
-    )
-    if v.level == "instruction":
-        msg += _signals(v)
-    phrase, ntok = _token_phrase(text)
-    return Finding(
+    return _carried_finding(
         "HID028",
         sev,
         ref.start,
         ref.end,
-        msg,
-        hidden_text=text,
-        tokens=ntok,
+        f"Duplicate reference definition [{label}]: CommonMark uses the first definition, so this one "
+        "renders to nothing and no link reaches it; it",
+        text,
+        v,
         fixes=(_remove_fix(doc, ref.start, ref.end, "Remove duplicate definition"),),
-        data={"verdict": v.level, "signals": list(v.signals), "label": ref.label},
+        data={"label": ref.label},
     )
 
 
@@ -489,22 +520,17 @@ def _frontmatter_comments(ctx) -> list[Finding]:
             sev = Severity.INFO
         else:
             continue
-        lead = "tells the model" if v.level == "instruction" else "carries"
-        msg = f"{what} (no rendered view shows it; the model reads the raw file) {lead}: “{_preview(text)}”"
-        if v.level == "instruction":
-            msg += _signals(v)
-        phrase, ntok = _token_phrase(text)
         out.append(
-            Finding(
+            _carried_finding(
                 "HID027",
                 sev,
                 c.start,
                 c.end,
-                msg,
-                hidden_text=text,
-                tokens=ntok,
+                f"{what} (no rendered view shows it; the model reads the raw file)",
+                text,
+                v,
                 fixes=(_remove_fix(doc, c.start, c.end, "Remove comment"),),
-                data={"verdict": v.level, "signals": list(v.signals), "kind": c.kind},
+                data={"kind": c.kind},
             )
         )
     return out
@@ -614,24 +640,19 @@ def _container(doc, h) -> Finding | None:
         sev = Severity.ERROR if v.level == "instruction" else Severity.WARNING
     else:
         sev = _SEV[v.level] if v.level in _SEV else Severity.INFO
-    phrase, ntok = _token_phrase(text)
-    lead = "tells the model" if v.level == "instruction" else "hides"
-    msg = f"Hidden HTML <{tag}> ({h.reason}) {lead}: “{_preview(text)}”"
-    if v.level == "instruction":
-        msg += _signals(v)
-    else:
-        msg += f" ({phrase})"
     end = min(len(doc.text), h.end)
-    return Finding(
+    return _carried_finding(
         "HID023",
         sev,
         start,
         open_end,
-        msg,
-        hidden_text=text,
-        tokens=ntok,
+        f"Hidden HTML <{tag}> ({h.reason})",
+        text,
+        v,
+        "hides",
         fixes=(_remove_fix(doc, start, end, f"Remove hidden <{tag}> element"),),
-        data={"verdict": v.level, "signals": list(v.signals), "reason": h.reason, "end": end},
+        size_otherwise=True,
+        data={"reason": h.reason, "end": end},
     )
 
 
@@ -658,20 +679,16 @@ def _attr_finding(at) -> Finding | None:
     v, sev = _carried_text_severity(at.value)
     if sev is None:
         return None
-    phrase, ntok = _token_phrase(at.value)
-    lead = "tells the model" if v.level == "instruction" else "carries text the page does not show"
-    msg = f"HTML {at.name}= attribute on <{at.tag}> {lead}: “{_preview(at.value)}”"
-    if v.level == "instruction":
-        msg += _signals(v)
-    return Finding(
+    return _carried_finding(
         "HID024",
         sev,
         at.start,
         at.end,
-        msg,
-        hidden_text=at.value,
-        tokens=ntok,
-        data={"verdict": v.level, "signals": list(v.signals), "attribute": at.name},
+        f"HTML {at.name}= attribute on <{at.tag}>",
+        at.value,
+        v,
+        "carries text the page does not show",
+        data={"attribute": at.name},
     )
 
 
@@ -693,22 +710,18 @@ def _pi_decl_cdata(doc, chunk: HtmlChunk) -> list[Finding]:
             v = classify(body)
             sev = Severity.ERROR if v.level in ("instruction", "prose") else Severity.INFO
             a, b = chunk.offset_of(m.start()), chunk.offset_of(m.end())
-            lead = "tells the model" if v.level == "instruction" else "hides"
-            msg = f"HTML {what} renders to nothing; it {lead}: “{_preview(body)}”"
-            if v.level == "instruction":
-                msg += _signals(v)
-            phrase, ntok = _token_phrase(body)
             out.append(
-                Finding(
+                _carried_finding(
                     "HID023",
                     sev,
                     a,
                     b,
-                    msg,
-                    hidden_text=body,
-                    tokens=ntok,
+                    f"HTML {what} renders to nothing; it",
+                    body,
+                    v,
+                    "hides",
                     fixes=(_remove_fix(doc, a, b, "Remove hidden markup"),),
-                    data={"verdict": v.level, "signals": list(v.signals), "reason": what},
+                    data={"reason": what},
                 )
             )
     return out
@@ -731,23 +744,7 @@ def _markdown_attrs(ctx) -> list[Finding]:
             v, sev = _carried_text_severity(value)
             if sev is None:
                 continue
-            lead = "tells the model" if v.level == "instruction" else "carries"
-            msg = f"Markdown {what} {lead}: “{_preview(value)}”"
-            if v.level == "instruction":
-                msg += _signals(v)
-            phrase, ntok = _token_phrase(value)
-            out.append(
-                Finding(
-                    "HID024",
-                    sev,
-                    lk.start,
-                    lk.end,
-                    msg,
-                    hidden_text=value,
-                    tokens=ntok,
-                    data={"verdict": v.level, "signals": list(v.signals)},
-                )
-            )
+            out.append(_carried_finding("HID024", sev, lk.start, lk.end, f"Markdown {what}", value, v))
     return out
 
 
@@ -779,29 +776,23 @@ def _fence_info(ctx) -> list[Finding]:
             sev = Severity.ERROR
         else:
             sev = Severity.WARNING
-        phrase, ntok = _token_phrase(rest)
-        lead = "tells the model" if v.level == "instruction" else "hides"
-        msg = f"Code-fence info string after “{fence.lang}” is not rendered; it {lead}: “{_preview(rest)}”"
-        if v.level == "instruction":
-            msg += _signals(v)
-        else:
-            msg += f" ({phrase})"
         lang_only = Edit(span.start, span.end, "")
         start = span.start
         # also remove the whitespace between the language word and the hidden part
         while start > 0 and doc.text[start - 1] in " \t":
             start -= 1
         out.append(
-            Finding(
+            _carried_finding(
                 "HID025",
                 sev,
                 span.start,
                 span.end,
-                msg,
-                hidden_text=rest,
-                tokens=ntok,
+                f"Code-fence info string after “{fence.lang}” is not rendered; it",
+                rest,
+                v,
+                "hides",
                 fixes=(Fix("Keep only the language word", (Edit(start, lang_only.end, ""),), kind="remove-hidden"),),
-                data={"verdict": v.level, "signals": list(v.signals)},
+                size_otherwise=True,
             )
         )
     return out

@@ -1,0 +1,272 @@
+"""Where commands are in the markdown body, and :func:`check`: fenced blocks by info string (shell,
+console transcripts with prompts stripped, Python / JavaScript snippets, ``command`` values in
+JSON / YAML / TOML samples), unlabelled fences and indented blocks that look like shell, inline
+code spans that start with a command word, Claude Code ``!`` commands; the frontmatter is
+:mod:`.frontmatter`'s."""
+
+from __future__ import annotations
+
+import re
+
+from unveil.core import shell
+from unveil.core.checks.commands.findings import command_findings
+from unveil.core.checks.commands.frontmatter import frontmatter_findings
+from unveil.core.checks.commands.vocabulary import KNOWN_COMMANDS
+from unveil.core.document import Document
+from unveil.core.findings import Finding
+from unveil.core.markdown import Fence
+from unveil.core.shell import OffsetMap
+
+SHELL_LANGS = frozenset(
+    {
+        "sh",
+        "bash",
+        "zsh",
+        "shell",
+        "console",
+        "shell-session",
+        "shellsession",
+        "ksh",
+        "fish",
+        "terminal",
+        "cmd-line",
+        "bash-session",
+        "sh-session",
+        "dash",
+        "ash",
+        "command",
+        "cli",
+    }
+)
+
+
+PLAIN_LANGS = frozenset({"", "text", "txt", "plain", "plaintext", "none", "output", "log"})
+
+
+PY_LANGS = frozenset({"python", "py", "python3", "pycon"})
+
+
+JS_LANGS = frozenset({"js", "javascript", "node", "mjs", "cjs", "ts", "typescript"})
+
+
+_PROMPT = re.compile(r"^\s*(?:\(\S+\)\s*)?(?:[\w.@~:/-]*[$%❯›]|PS [^>]*>|>>>?)\s")
+
+
+def _fence_body(doc: Document, fence: Fence) -> tuple[str, OffsetMap] | None:
+    """The body of a fenced block with its container prefix (blockquote markers, list indentation)
+    removed, and its offsets."""
+    first = fence.line + 1
+    last = doc.line_of(max(fence.start, fence.end - 1)) if fence.end > fence.start else fence.line
+    if last < first:
+        return None
+    open_line = doc.line_text(fence.line)
+    m = re.match(r"^([ \t>]*?(?:(?:[-*+]|\d+[.)])[ \t]+)*)([`~]{3,})", open_line)
+    prefix = m.group(1) if m else ""
+    marker = m.group(2) if m else "```"
+    indent = len(prefix.replace(">", " "))
+    quoted = prefix.count(">")
+    close = re.compile(r"^[ \t>]*" + re.escape(marker[0]) + "{" + str(len(marker)) + r",}[ \t]*$")
+    if last >= first and close.match(doc.line_text(last)):
+        last -= 1
+    pieces: list[str] = []
+    pts: list[tuple[int, int]] = []
+    pos = 0
+    for ln in range(first, last + 1):
+        src = doc.line_text(ln)
+        k = 0
+        for _ in range(quoted):
+            mm = re.match(r"[ \t]{0,3}>[ \t]?", src[k:])
+            if mm:
+                k += mm.end()
+        n = 0
+        while k < len(src) and src[k] == " " and n < indent - (quoted * 2 if quoted else 0):
+            k += 1
+            n += 1
+        pts.append((pos, doc.line_starts[ln] + k))
+        piece = src[k:]
+        pieces.append(piece)
+        pos += len(piece) + 1
+    return "\n".join(pieces), OffsetMap(tuple(pts) or ((0, fence.start),))
+
+
+def _strip_prompts(text: str, console: bool) -> tuple[str, bool]:
+    """Keep only prompt lines (``$ cmd``) and their ``\\`` continuations, blanking the rest
+    (output) with spaces so offsets stay, when the block is a console transcript (``console``
+    fence, or any line starting with ``$ ``)."""
+    lines = text.split("\n")
+    if not console and not any(re.match(r"^\s*\$ ", ln) for ln in lines):
+        return text, False
+    out = []
+    cont = False
+    for ln in lines:
+        m = _PROMPT.match(ln)
+        if m and (m.group(0).rstrip().endswith(("$", "%", "❯", "›", ">")) or "$" in m.group(0)):
+            out.append(" " * m.end() + ln[m.end() :])
+            cont = ln.rstrip().endswith("\\")
+        elif cont:
+            out.append(ln)
+            cont = ln.rstrip().endswith("\\")
+        else:
+            out.append(" " * len(ln))
+            cont = False
+    return "\n".join(out), True
+
+
+BANG_KINDS = frozenset({"claude-skill", "claude-command", "claude-agent", "markdown"})
+"""File kinds where `` !`cmd` `` and ```` ```! ```` run when invoked (Claude Code skills and commands;
+``markdown``: a file whose kind is unknown is given the benefit of the doubt the attacker wants)."""
+
+
+CONFIG_LANGS = frozenset({"json", "jsonc", "json5", "yaml", "yml", "toml"})
+
+
+_JSON_COMMAND = re.compile(r'"(?:command|cmd|script|run)"\s*:\s*"((?:\\.|[^"\\\n]){1,4000})"')
+
+
+_YAML_COMMAND = re.compile(
+    r"(?m)^[ \t-]*(?:command|cmd|run)\s*[:=]\s*(?:(['\"])(.{1,4000}?)\1|([^'\"#\n][^\n]{0,4000}))[ \t]*$"
+)
+
+
+_JSON_ESC = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/", "\\": "\\", '"': '"'}
+
+
+def _json_unescape(raw: str) -> tuple[str, list[int]]:
+    """A JSON string body decoded, with the index in ``raw`` each character came from."""
+    out: list[str] = []
+    idx: list[int] = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\" and i + 1 < len(raw):
+            e = raw[i + 1]
+            if e == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", raw[i + 2 : i + 6]):
+                out.append(chr(int(raw[i + 2 : i + 6], 16)))
+                idx.append(i)
+                i += 6
+                continue
+            out.append(_JSON_ESC.get(e, e))
+            idx.append(i)
+            i += 2
+            continue
+        out.append(c)
+        idx.append(i)
+        i += 1
+    return "".join(out), idx
+
+
+def config_commands(body: str, omap: OffsetMap, origin: str) -> list[Finding]:
+    """``"command": "…"`` values in a JSON/YAML/TOML sample (a settings.json hook, an MCP server,
+    a task): the agent may write that file, and the command then runs by itself. Judged as code."""
+    out: list[Finding] = []
+    for m in _JSON_COMMAND.finditer(body):
+        value, idx = _json_unescape(m.group(1))
+        out.extend(command_findings(value, omap.shift(m.start(1)).sub(idx), origin))
+    for m in _YAML_COMMAND.finditer(body):
+        g = 2 if m.group(2) is not None else 3
+        out.extend(command_findings(m.group(g), omap.shift(m.start(g)), origin))
+    return out
+
+
+def looks_like_shell(text: str) -> bool:
+    """Whether at least two thirds of the non-empty, non-comment lines of ``text`` start with a
+    known command word (after an optional ``$ `` prompt and ``sudo``), or a line has a ``$ ``
+    prompt: unlabelled and plain-text fences and indented blocks. (A list of quoted patterns in a
+    ``text`` fence, half prose, is not a script.)"""
+    n = hit = 0
+    for ln in text.split("\n"):
+        s = ln.strip()
+        if not s or s.startswith("#") or s.startswith("//"):
+            continue
+        n += 1
+        if s.startswith("$ "):
+            return True
+        first = re.split(r"[\s|;&()<>]", s, maxsplit=1)[0]
+        if first == "sudo":
+            first = (s.split() + ["", ""])[1]
+        if shell.basename(first) in KNOWN_COMMANDS or re.match(r"^[A-Z_][A-Z0-9_]*=", first) or first.startswith("./"):
+            hit += 1
+        if n >= 40:
+            break
+    return n > 0 and hit * 3 >= n * 2
+
+
+def _inline_command(code: str) -> bool:
+    s = re.sub(r"^\$\s+", "", code.strip())
+    first = re.split(r"[\s|;&()<>]", s, maxsplit=1)[0]
+    if first in ("sudo", "env", "nohup", "time"):
+        first = (s.split() + ["", ""])[1]
+    b = shell.basename(first)
+    if b in KNOWN_COMMANDS or first.startswith("./") or (first.startswith("$(") and len(s) > 4):
+        # one bare word (`git`, `curl`) is a name, not a command
+        return " " in s or "|" in s
+    return False
+
+
+def check(ctx) -> list[Finding]:
+    """Find and judge every command of the document (see the module docstring)."""
+    doc = ctx.doc
+    md = ctx.markdown
+    text = doc.text
+    out: list[Finding] = []
+    fence_spans = []
+    for fence in md.fences:
+        fence_spans.append((fence.start, fence.end))
+        info = fence.info.strip()
+        lang = fence.lang.lower()
+        body = _fence_body(doc, fence)
+        if body is None:
+            continue
+        body_text, omap = body
+        origin = "code"
+        if info.startswith("!") and (getattr(ctx, "kind", "") or "") in BANG_KINDS:
+            origin = "bang"
+            lang = info[1:].strip().split(maxsplit=1)[0].lower() if info[1:].strip() else "bash"
+        if lang in PY_LANGS:
+            out.extend(command_findings(body_text, omap, origin, "python"))
+            continue
+        if lang in JS_LANGS:
+            out.extend(command_findings(body_text, omap, origin, "javascript"))
+            continue
+        if lang in CONFIG_LANGS:
+            out.extend(config_commands(body_text, omap, origin))
+            continue
+        if lang in SHELL_LANGS or origin == "bang" or (lang in PLAIN_LANGS and looks_like_shell(body_text)):
+            stripped, _console = _strip_prompts(
+                body_text,
+                lang in ("console", "shell-session", "shellsession", "terminal", "bash-session", "sh-session"),
+            )
+            out.extend(command_findings(stripped, omap, origin))
+    # indented code blocks and inline code spans
+    fence_starts = {a for a, _b in fence_spans}
+    bang_kinds = (getattr(ctx, "kind", "") or "") in BANG_KINDS
+    for span in md.code:
+        if span.start in fence_starts:
+            continue
+        raw = text[span.start : span.end]
+        if raw.startswith("`"):
+            n = len(raw) - len(raw.lstrip("`"))
+            inner = raw[n : len(raw) - n] if raw.endswith("`" * n) and len(raw) >= 2 * n else raw[n:]
+            lead = 1 if inner.startswith(" ") and inner.endswith(" ") and inner.strip() else 0
+            code = inner[lead : len(inner) - lead] if lead else inner
+            base = span.start + n + lead
+            bang = span.start > 0 and text[span.start - 1] == "!" and bang_kinds
+            if "\n" in code or "\r" in code:
+                code = re.sub(r"\r\n|\r|\n", " ", code)
+            if bang or _inline_command(code):
+                out.extend(command_findings(code, OffsetMap.at(base), "bang" if bang else "code"))
+        else:
+            if looks_like_shell(raw):
+                lines = raw.split("\n")
+                pts, pos, pieces = [], 0, []
+                off = span.start
+                for ln in lines:
+                    k = min(len(ln) - len(ln.lstrip(" ")), 4)
+                    pts.append((pos, off + k))
+                    pieces.append(ln[k:])
+                    pos += len(ln) - k + 1
+                    off += len(ln) + 1
+                stripped, _c = _strip_prompts("\n".join(pieces), False)
+                out.extend(command_findings(stripped, OffsetMap(tuple(pts)), "code"))
+    out.extend(frontmatter_findings(ctx))
+    return out
