@@ -485,7 +485,7 @@ _ANSI = {
 
 _SPECIAL_WORD = re.compile(r"[\\'\"$`<>]")
 _SEGMENT = re.compile(r"'[^']*'|\"[^\"\\$`]*\"|[^'\"\\$`<>]+")
-_SIMPLE_QUOTED = re.compile(r"(?:'[^']*'|\"[^\"\\$`]*\"|[^'\"\\$`<>]+)+")
+_SIMPLE_QUOTED = re.compile(r"(?:'[^']*'|\"[^\"\\$`]*\"|[^'\"\\$`<>])+")  # one character per repeat: no nested quantifier, linear
 
 
 def unquote(raw: str) -> tuple[str, list[int], bool]:
