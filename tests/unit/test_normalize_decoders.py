@@ -196,10 +196,11 @@ def test_every_reading_offset_maps_inside_the_source(text):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("abcdefghij ABC,.!?'\"()-:0123456789\n")), max_size=80))
+@given(st.text(alphabet=st.sampled_from(list("abcdefghij ABC,.!?'\"-:0123456789\n")), max_size=80))
 def test_ascii_prose_without_markup_is_identity(text):
-    # ASCII prose, no markup, no wrapped sentence (a line break before a lower-case word joins)
-    text = text.replace("\n", "\nA")
+    # ASCII prose, no markup, no wrapped sentence (a line break before a lower-case word, an
+    # all-capitals word or a bracket's close joins; a capitalised word does not)
+    text = text.replace("\n", "\nAb")
     r = normalise(text)
     assert r.text == text
     assert all(r.source_span(i) == (i, i + 1) for i in range(len(text)))

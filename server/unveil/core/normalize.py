@@ -216,9 +216,35 @@ _LETTERS = regex.compile(r"[\p{L}\p{M}\p{Nd}]+")
 _ASCII_WORD = regex.compile(r"[A-Za-z]{2,}")
 
 
-def _fold_letter_ok(text: str, i: int, cache: dict[int, bool]) -> bool:
+def _ascii_letters(word: str) -> int:
+    return sum(1 for c in word if "a" <= c.lower() <= "z")
+
+
+def _line_spoofed(text: str, i: int, cache: dict) -> bool:
+    """Whether the line around ``i`` (at most 400 code points either side) reads as ASCII text
+    spelled with look-alikes: it has a word with two ASCII letters, and every non-ASCII letter on
+    it folds to ASCII (UTS #39 skeleton). Real Cyrillic or Greek text nearly always has a letter
+    with no ASCII look-alike (б, д, ж, λ …), which keeps its line as it is."""
+    n = len(text)
+    ls = max(text.rfind("\n", max(0, i - 400), i) + 1, i - 400 if i > 400 else 0)
+    key = ("line", ls)
+    got = cache.get(key)
+    if got is not None:
+        return got
+    le = text.find("\n", i, min(n, i + 400))
+    le = min(n, i + 400) if le < 0 else le
+    line = text[ls:le]
+    conf = confusables()
+    ok = bool(_ASCII_WORD.search(line)) and all(c.isascii() or c in conf or not c.isalpha() for c in line)
+    cache[key] = ok
+    return ok
+
+
+def _fold_letter_ok(text: str, i: int, cache: dict) -> bool:
     """Whether confusable letters/digits of the source word around ``i`` are folded: the word mixes
-    them with ASCII letters, or every such letter folds and an adjacent word on the line is ASCII."""
+    them with ASCII letters; or every such letter folds and an adjacent word on the line has two
+    ASCII letters (an ASCII word, or a mixed one that folds itself), or the whole line is spelled
+    with look-alikes (:func:`_line_spoofed`)."""
     n = len(text)
     s = i
     while s > 0 and _LETTERS.match(text[s - 1]):
@@ -241,7 +267,7 @@ def _fold_letter_ok(text: str, i: int, cache: dict[int, bool]) -> bool:
             before = _LETTERS.findall(text, max(ls, s - 80), s)
             after = _LETTERS.findall(text, s + len(word), le)
             near = [w for w in (before[-1:] + after[:1])]
-            ok = any(w.isascii() and _ASCII_WORD.search(w) for w in near)
+            ok = any(_ascii_letters(w) >= 2 for w in near) or _line_spoofed(text, s, cache)
     cache[s] = ok
     return ok
 
@@ -466,9 +492,77 @@ _ENDS_SENTENCE = regex.compile(r"[.!?:;…。！？][\"'”’)\]*_`]*[ \t]*$|^[
 _YAML_KEY = regex.compile(r"[ \t]*(?:-[ \t]|[\w\"'.-]+[ \t]*:(?:[ \t]|$)|#)")
 
 
-def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: list) -> None:
-    """Soft line breaks in prose paragraphs and continued list items become one space; indented
-    continuation lines of YAML values in frontmatter likewise."""
+_UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\u30fc\u3005\u3006]")
+"""Scripts written without spaces between words (Han, kana; not Hangul, which spaces its words):
+a line break between two of their characters joins with nothing."""
+_TABLE_DELIM = regex.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_HTML_START = regex.compile(r"[ \t]{0,3}<[A-Za-z/!?]")
+_SINGLE_TICK = regex.compile(r"(?<!`)`(?!`)")
+
+
+def _starts_block(line: str, following: str | None) -> bool:
+    """Whether ``line`` starts a block that interrupts a paragraph (CommonMark/GFM): a heading,
+    fence, thematic break, setext underline, reference definition, math block, an HTML tag (``<``
+    then a letter, ``/``, ``!`` or ``?``: ``<|im_start|>`` is text), or a table row — a ``|`` line
+    starts a table only when a delimiter row (``|---|``) follows it."""
+    if not _BLOCK_START.match(line):
+        return False
+    body = line.lstrip(" \t")
+    if body.startswith("|"):
+        return any(x is not None and "-" in x and bool(_TABLE_DELIM.match(x)) for x in (line, following))
+    if body.startswith("<"):
+        return bool(_HTML_START.match(line))
+    return True
+
+
+def _open_code_span(line: str) -> bool:
+    """``line`` leaves a single-backtick code span open (an odd number of lone backticks): the
+    command in it goes on at the next line, whatever that line starts with."""
+    return len(_SINGLE_TICK.findall(line)) % 2 == 1
+
+
+_FIRST_WORD = regex.compile(r"[\p{L}\p{N}_]+")
+_OPENERS, _CLOSERS = "([{", ")]}"
+
+
+def _goes_on(prev: str, first: str) -> bool:
+    """Whether a line (or list item) starting with ``first`` continues ``prev``, a line that does
+    not close its sentence: it starts with anything but a capital letter (lower case, a caseless
+    script, a digit, punctuation such as ``.env``, ``= value``, ``| sh``); or with an acronym or
+    constant (``IA``, ``ИИ``, ``GITHUB_TOKEN``: a first word of two or more letters, all capitals);
+    or ``prev`` leaves a bracket open that ``first``'s line closes."""
+    if not first:
+        return False
+    if not first[:1].isupper():
+        return True
+    m = _FIRST_WORD.match(first)
+    word = m.group(0) if m else ""
+    if sum(ch.isalpha() for ch in word) >= 2 and word.isupper():
+        return True
+    return _bracket_open(prev, first)
+
+
+def _bracket_open(prev: str, nxt: str) -> bool:
+    """``prev`` leaves a bracket (``( [ {``) open and ``nxt`` closes one: a JSON object, a call or
+    a link split over lines or list items goes on, whatever punctuation ends ``prev``."""
+    depth = sum(prev.count(c) for c in _OPENERS) - sum(prev.count(c) for c in _CLOSERS)
+    return depth > 0 and any(c in nxt for c in _CLOSERS)
+
+
+def _joiner(prev: str, nxt: str) -> str:
+    """What a line break between ``prev`` and ``nxt`` reads as: nothing between two characters
+    of a script written without spaces, else one space."""
+    a, b = prev.rstrip(" \t")[-1:], nxt.lstrip(" \t")[:1]
+    return "" if a and b and _UNSPACED.match(a) and _UNSPACED.match(b) else " "
+
+
+def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: list, block_inside=None) -> None:
+    """Soft line breaks in prose paragraphs and continued list items become one space (nothing
+    between two Han or kana characters); indented continuation lines of YAML values in frontmatter
+    likewise. ``code_inside``: offset inside any code span; ``block_inside``: inside a code block
+    (fenced or indented; default ``code_inside``) — a line break inside or at the edge of an
+    inline code span still joins (CommonMark reads it as a space)."""
+    block_inside = block_inside or code_inside
     n = len(text)
     ends = [m.span() for m in _LINE_END.finditer(text)]
     for idx, (p, q) in enumerate(ends):
@@ -493,37 +587,49 @@ def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: l
             k = len(nxt) - len(nxt.lstrip(" \t"))
             out.append((p, q + k, " "))
             continue
-        if skip(p) or code_inside(q) or code_inside(max(0, p - 1)):
+        if (fm is not None and fm[0] <= p < fm[1]) or block_inside(p) or block_inside(q) or block_inside(max(0, p - 1)):
             continue
-        if _BLOCK_START.match(prev) and not _QUOTE.match(prev):
+        html_like = prev.lstrip(" \t").startswith("<")
+        if (_starts_block(prev, None) if html_like else _BLOCK_START.match(prev)) and not _QUOTE.match(prev):
             continue  # a heading, table row, HTML line … ends at its line
+        following = text[le:].lstrip("\r\n").split("\n", 1)[0] if le < n else None
         qm = _QUOTE.match(nxt)
         pq = _QUOTE.match(prev)
-        if qm and not pq:
-            continue
+        prev_body = prev[pq.end() :] if pq else prev
         k = qm.end() if (qm and pq) else 0
         rest = nxt[k:]
-        if _BLOCK_START.match(rest):
-            continue
         lm = _LIST_MARK.match(rest)
+        if _open_code_span(prev_body) and "`" in rest:
+            # a code span left open goes on at the next line (``>>`` there is a redirection, not
+            # a quote): one space, past the next item's list marker when both are list items
+            cut = lm.end() if (lm and _LIST_MARK.match(prev_body)) else 0
+            out.append((p, q + k + cut, " "))
+            continue
+        if qm and not pq:
+            continue
+        if _starts_block(rest, following):
+            continue
         if lm:
-            prev_body = prev[pq.end() :] if pq else prev
             if not (_LIST_MARK.match(prev_body) or prev_body[:1] in (" ", "\t")):
                 continue
-            if _ENDS_SENTENCE.search(prev_body):
+            if _ENDS_SENTENCE.search(prev_body) and not _bracket_open(prev_body, rest):
                 continue
+            # the next item continues the sentence unless it opens with a capital letter (lower
+            # case, a caseless script, a digit or punctuation such as ``.env``, ``= value``, ``| sh``)
             first = rest[lm.end() :].lstrip("*_`~\"'“(")
-            if not first[:1].islower():
+            if not _goes_on(prev_body, first):
                 continue
-            out.append((p, q + k + lm.end(), " "))
+            out.append((p, q + k + lm.end(), _joiner(prev_body, first)))
             continue
         # a soft wrap inside a sentence: the previous line does not close it and the next goes on
         # in lower case (a line that starts a new sentence keeps its break, so `^` anchors hold)
         body = rest.lstrip(" \t")
-        if _ENDS_SENTENCE.search(prev) or prev.rstrip().endswith(":") or body.lstrip("*_`~\"'“(")[:1].isupper():
+        if _bracket_open(prev, body):
+            pass
+        elif _ENDS_SENTENCE.search(prev) or prev.rstrip().endswith(":") or not _goes_on(prev, body.lstrip("*_`~\"'“(")):
             continue
         k2 = k + (len(rest) - len(body))
-        out.append((p, q + k2, " "))
+        out.append((p, q + k2, _joiner(prev, body)))
 
 
 _CHARREF = regex.compile(r"&(?:#[xX]([0-9A-Fa-f]{1,6})|#([0-9]{1,7})|([A-Za-z][A-Za-z0-9]{1,31}));")
@@ -595,6 +701,12 @@ def _escape_edits(text: str, out: list) -> None:
             out.append((s, e, ch))
 
 
+def _inline_code(text: str, span: tuple[int, int]) -> bool:
+    """Whether a code span is inline code (opens with one or two backticks), not a block."""
+    s = span[0]
+    return text[s : s + 1] == "`" and text[s : s + 3] != "```"
+
+
 def normalise(text: str, code: Sequence[tuple[int, int]] = (), frontmatter: tuple[int, int] | None = None) -> Reading:
     """The :class:`Reading` of ``text``. ``code``: code spans (blocks and inline) and
     ``frontmatter``: the frontmatter span, both in source code points (from
@@ -613,7 +725,8 @@ def normalise(text: str, code: Sequence[tuple[int, int]] = (), frontmatter: tupl
     if "`" in text and code:
         _backtick_edits(text, [c for c in code if "\n" not in text[c[0] : c[1]]], edits)
     if "\n" in text or "\r" in text:
-        _join_edits(text, skip, fm, code_inside, edits)
+        blocks = [c for c in code if not _inline_code(text, c)]
+        _join_edits(text, skip, fm, code_inside, edits, _spans_index(blocks) if len(blocks) < len(code) else None)
     if "&" in text and ";" in text:
         _charref_edits(text, edits)
     if "%" in text:

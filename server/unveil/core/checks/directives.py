@@ -895,4 +895,29 @@ def check(ctx) -> list[Finding]:
     return combine(run_rules(ctx, prules), ctx.doc)
 
 
+_VOCAB_WORD = regex.compile(r"[A-Za-z]{3,}")
+_REGEX_SYNTAX = regex.compile(r"\\[A-Za-z]|\(\?(?:P?<\w+>|<?[=!]|[:>]|[A-Za-z]+[:)])")
+
+
+@lru_cache(maxsize=1)
+def rule_vocabulary() -> frozenset[str]:
+    """The lower-case ASCII words (3+ letters) of the bundled pattern rules: the letter runs of
+    each pattern's source (escapes such as ``\\b`` and group syntax such as ``(?P<hit>`` removed)
+    and of its required literals (:func:`~unveil.core.checks.pattern_analysis.required_literals`).
+    What the rules look for, in every language and notation they cover (commands, URL parts,
+    secret names); the obfuscation check tells rot13 from noise with it."""
+    words: set[str] = set()
+    for pr in load_pattern_rules().rules:
+        if _is_user(pr):
+            continue
+        for pat in pr.patterns:
+            words.update(w.lower() for w in _VOCAB_WORD.findall(_REGEX_SYNTAX.sub(" ", pat.pattern)))
+        for clauses in pr.prefilters:
+            for clause in clauses:
+                for lit in clause:
+                    words.update(w.lower() for w in _VOCAB_WORD.findall(lit))
+    return frozenset(words)
+
+
 obfuscation.set_rescan(scan_text)  # decoded payloads are rescanned with every pattern rule
+obfuscation.set_vocabulary(rule_vocabulary)  # rot13 candidates are told from noise by the rules' words

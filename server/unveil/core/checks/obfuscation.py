@@ -54,6 +54,7 @@ CATEGORY = "obfuscation"
 LONG_RUN = 120  # base64 run length reported without a nearby keyword (code points)
 MID_RUN = 32  # shorter runs without a keyword: only when they decode to clean multi-word text
 SHORT_RUN = 24  # base64 run length reported when a decode keyword is near
+QUIET_RUN = 16  # shortest base64 run decoded and rescanned (reported only when the rescan hits)
 HEX_RUN = 24  # hex digits without a keyword
 HEX_SHORT_RUN = 16  # hex digits with a keyword
 MIN_ESCAPES = 4  # escapes / entities / %XX that decode to ASCII alphanumerics, per run
@@ -116,6 +117,7 @@ class Decoded:
     keyword: bool = False
     strong: bool = False  # passed a gate that makes it worth a warning even without rescan hits
     context: str | None = None  # what is rescanned, when more than ``text`` (the line, decoded)
+    quiet: bool = False  # below every gate but decodable to text: reported only when its rescan hits
 
 
 # --------------------------------------------------------------------------- rescan hook
@@ -255,12 +257,15 @@ _MIXED = re.compile(r"[0-9+/_\-=]|[A-Z][a-z]+[A-Z]|[a-z][A-Z]")
 
 
 def _find_base64(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
+    """Base64 / base64url runs. A run that decodes to text but misses the gates of the module
+    docstring (short, low entropy, path-like, no keyword) is kept as ``quiet``: rescanned, and
+    reported only when the decoded text triggers a rule (:data:`QUIET_RUN` code points at least)."""
     out: dict[tuple[int, int], Decoded] = {}
     for pattern, urlsafe in ((_B64, False), (_B64URL, True)):
         for m in pattern.finditer(text):
             run, start, end = m.group(0), m.start(), m.end()
             n = len(run)
-            if n < SHORT_RUN or (start, end) in out:
+            if n < QUIET_RUN or (start, end) in out:
                 continue
             if urlsafe and "_" not in run and "-" not in run:
                 continue  # plain alphabet: handled by the standard pass
@@ -276,16 +281,24 @@ def _find_base64(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
                 continue
             body = run.rstrip("=")
             keyword = _keyword_near(text, start, end)
-            if not keyword and "/" in body and "+" not in body and _PATHLIKE.fullmatch(body):
-                continue  # a path, not a payload
             ent = entropy(body)
-            if keyword or n >= LONG_RUN:
-                if ent < (3.0 if n < 64 else 3.5) or (not keyword and ent < 4.0):
-                    continue
-            elif n < MID_RUN or not (_clean_words(decoded) and ent >= 3.5):
-                continue
+            if n < SHORT_RUN:
+                strong = False
+            elif not keyword and "/" in body and "+" not in body and _PATHLIKE.fullmatch(body):
+                strong = False  # shaped like a path: a payload only if what it says is one
+            elif keyword or n >= LONG_RUN:
+                strong = not (ent < (3.0 if n < 64 else 3.5) or (not keyword and ent < 4.0))
+            else:
+                strong = n >= MID_RUN and _clean_words(decoded) and ent >= 3.5
             out[(start, end)] = Decoded(
-                "OBF001", start, end, "base64url" if urlsafe else "base64", decoded, keyword, strong=True
+                "OBF001",
+                start,
+                end,
+                "base64url" if urlsafe else "base64",
+                decoded,
+                keyword,
+                strong=strong,
+                quiet=not strong,
             )
     return list(out.values())
 
@@ -305,19 +318,23 @@ def _find_hex(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
             if _DIGEST_PREFIX.search(before):
                 continue
             keyword = _keyword_near(text, start, end)
-            if len(digits) < (HEX_SHORT_RUN if keyword else HEX_RUN):
+            if len(digits) < HEX_SHORT_RUN:
                 continue
             try:
                 raw = bytes.fromhex(digits)
             except ValueError:
                 continue
             decoded = _utf8(raw)
-            if decoded is None or not decoded.isascii() or not _textlike(decoded):
+            if decoded is None or not _textlike(decoded):
                 continue
-            if sum(ch.isalpha() for ch in decoded) < len(decoded) * 0.4:
-                continue
+            # strong: long enough (or keyword-framed), ASCII and mostly letters, or clean words in
+            # any script; otherwise quiet (reported only when the decoded text triggers a rule)
+            strong = len(digits) >= (HEX_SHORT_RUN if keyword else HEX_RUN) and (
+                (decoded.isascii() and sum(ch.isalpha() for ch in decoded) >= len(decoded) * 0.4)
+                or _clean_words(decoded)
+            )
             seen.append((start, end))
-            out.append(Decoded("OBF002", start, end, "hex", decoded, keyword, strong=True))
+            out.append(Decoded("OBF002", start, end, "hex", decoded, keyword, strong=strong, quiet=not strong))
     return out
 
 
@@ -425,11 +442,66 @@ def _rate(words: list[str]) -> float:
     return sum(1 for w in words if w in _COMMON) / len(words) if words else 0.0
 
 
+def _no_vocabulary() -> frozenset[str]:
+    return frozenset()
+
+
+vocabulary: Callable[[], frozenset[str]] = _no_vocabulary
+"""``() -> words``: the lower-case words (3+ ASCII letters) of the rules' required literals, in
+every language the rules cover. :mod:`unveil.core.checks.directives` registers it with
+:func:`set_vocabulary` (it owns the rules); until then rot13 is judged on :data:`_COMMON` only."""
+
+
+def set_vocabulary(fn: Callable[[], frozenset[str]]) -> None:
+    """Register the rule vocabulary (see :data:`vocabulary`); a failing one counts as empty."""
+    global vocabulary
+
+    def safe() -> frozenset[str]:
+        try:
+            return frozenset(fn())
+        except Exception:  # noqa: BLE001
+            return frozenset()
+
+    vocabulary = safe
+
+
+VOCAB_RATE = 0.4
+"""Share of a chunk's words (3+ letters) its rot13 must have in the rule vocabulary (five words or
+more; 0.5 for three or four), while the chunk itself has under :data:`VOCAB_PLAIN`."""
+VOCAB_PLAIN = 0.2
+
+
+def _rot13_vocabulary_span(line: str, spans: list[tuple[int, int]], known: frozenset[str]) -> tuple[int, int] | None:
+    """The first span of ``line`` whose rot13 reads as the rules' vocabulary (commands, URLs,
+    secret names, other languages' directive words) while the span does not: at least 3 words,
+    rot13 vocabulary rate ≥ :data:`VOCAB_RATE` and 0.3 above the span's own, and at least half of
+    its visible characters letters (a quarter when every rot13 word is known). Such a span is only
+    a candidate: it is reported when its rot13 triggers a rule. The best span by :func:`_best`."""
+    hits: list[tuple[float, int, int, int, tuple[int, int]]] = []
+    for s, e in spans:
+        chunk = line[s:e]
+        cw = [w.lower() for w in _WORD3.findall(chunk)]
+        if len(cw) < 3:
+            continue
+        plain = sum(1 for w in cw if w in known or w in _COMMON) / len(cw)
+        rot = sum(1 for w in cw if (r := w.translate(_ROT13)) in known or r in _COMMON) / len(cw)
+        if plain >= VOCAB_PLAIN or rot < (VOCAB_RATE if len(cw) >= 5 else 0.5) or rot < plain + 0.3:
+            continue
+        visible = re.sub(r"\s", "", chunk)
+        if sum(ch.isalpha() for ch in visible) < (0.25 if rot == 1.0 else 0.5) * len(visible):
+            continue
+        hits.append((rot, len(cw), s, e, (s, e)))
+    return _best(hits)
+
+
 def _find_rot_and_reversed(text: str) -> list[Decoded]:
     """rot13 / reversed text: a line (or a quoted or code span on it) whose rot13 or reversal reads as
     English while the original does not. Framing words (rot13, reverse, backwards) on the line lower
-    the bar (3 words, 45 % common words instead of 5 words and 60 %)."""
-    out = []
+    the bar (3 words, 45 % common words instead of 5 words and 60 %). A line that fails that test is
+    still a rot13 candidate (``quiet``: reported only when its rot13 triggers a rule) when its rot13
+    reads as the rules' vocabulary (:func:`_rot13_vocabulary_span`)."""
+    out: list[Decoded] = []
+    known: frozenset[str] | None = None
     any_rot, any_rev = bool(_ROT_FRAME.search(text)), bool(_REV_FRAME.search(text))
     any_rev = any_rev or "//:ptth" in text or "//:sptth" in text  # a reversed URL frames its line
     for lm in _LINE_RE.finditer(text):
@@ -440,38 +512,73 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
         frame_rot = any_rot and bool(_ROT_FRAME.search(line))
         frame_rev = (any_rev and bool(_REV_FRAME.search(line))) or "//:ptth" in line or "//:sptth" in line
         framed = frame_rot or frame_rev
-        if not framed:
-            if len(words) < 5 or _rate(words) >= 0.15:
-                continue
-            if _rate([w.translate(_ROT13) for w in words]) < WEAK_RATE and _rate([w[::-1] for w in words]) < WEAK_RATE:
-                continue
-        spans = [(m.start(1), m.end(1)) for m in _QUOTED.finditer(line)]
+        # the whole line, a quoted span, what follows a label's colon: the best that decodes wins
+        spans = [(0, len(line))] + [(m.start(1), m.end(1)) for m in _QUOTED.finditer(line)]
         after_colon = _AFTER_COLON.search(line)
         if after_colon:
             spans.append((after_colon.start(1), after_colon.end(1)))
-        spans.append((0, len(line)))
-        for s, e in spans:
-            chunk = line[s:e]
-            cw = [w.lower() for w in _WORD3.findall(chunk)]
-            if len(cw) < 3 or _rate(cw) >= (0.35 if framed else 0.15):
-                continue
-            visible = re.sub(r"\s", "", chunk)
-            if sum(ch.isalpha() for ch in visible) < (0.5 if framed else 0.75) * len(visible):
-                continue  # code, formulas, tables
-            need = 0.45 if framed else 0.6
-            found = None
-            rot_rate = _rate([w.translate(_ROT13) for w in cw])
-            rev_rate = _rate([w[::-1] for w in cw])
-            if len(cw) >= (3 if frame_rot else 5) and rot_rate >= WEAK_RATE and rot_rate >= rev_rate:
-                found = ("rot13", chunk.translate(_ROT13), rot_rate >= need)
-            elif len(cw) >= (3 if frame_rev else 5) and rev_rate >= WEAK_RATE:
-                found = ("reversed text", chunk[::-1], rev_rate >= need)
-            if found:
-                start, end = lm.start() + s, lm.start() + e
-                # below the English bar ("weak"): reported only when the rescan finds a directive
-                out.append(Decoded("OBF006", start, end, found[0], found[1].strip(), framed, found[2]))
-                break
+        english = framed or (
+            len(words) >= 5
+            and _rate(words) < 0.15
+            and (
+                _rate([w.translate(_ROT13) for w in words]) >= WEAK_RATE or _rate([w[::-1] for w in words]) >= WEAK_RATE
+            )
+        )
+        if not english or not _rot_english(line, lm.start(), spans, framed, frame_rot, frame_rev, out):
+            if known is None:
+                known = vocabulary()
+            got = _rot13_vocabulary_span(line, spans, known)
+            if got is not None:
+                s, e = got
+                decoded = line[s:e].translate(_ROT13).strip()
+                out.append(Decoded("OBF006", lm.start() + s, lm.start() + e, "rot13", decoded, framed, quiet=True))
     return out
+
+
+def _rot_english(
+    line: str, base: int, spans: list[tuple[int, int]], framed: bool, frame_rot: bool, frame_rev: bool, out: list
+) -> bool:
+    """The English test of :func:`_find_rot_and_reversed` on the spans of one line (``base``: the
+    line's offset); appends the best hit (:func:`_best`) to ``out`` and says whether there was one."""
+    hits: list[tuple[float, int, int, int, Decoded]] = []
+    for s, e in spans:
+        chunk = line[s:e]
+        cw = [w.lower() for w in _WORD3.findall(chunk)]
+        if len(cw) < 3 or _rate(cw) >= (0.35 if framed else 0.15):
+            continue
+        visible = re.sub(r"\s", "", chunk)
+        if sum(ch.isalpha() for ch in visible) < (0.5 if framed else 0.75) * len(visible):
+            continue  # code, formulas, tables
+        need = 0.45 if framed else 0.6
+        found = None
+        rot_rate = _rate([w.translate(_ROT13) for w in cw])
+        rev_rate = _rate([w[::-1] for w in cw])
+        if len(cw) >= (3 if frame_rot else 5) and rot_rate >= WEAK_RATE and rot_rate >= rev_rate:
+            found = ("rot13", chunk.translate(_ROT13), rot_rate >= need)
+        elif len(cw) >= (3 if frame_rev else 5) and rev_rate >= WEAK_RATE:
+            found = ("reversed text", chunk[::-1], rev_rate >= need)
+        if found:
+            start, end = base + s, base + e
+            # below the English bar ("weak"): reported only when the rescan finds a directive
+            rate = rot_rate if found[0] == "rot13" else rev_rate
+            hits.append(
+                (rate, len(cw), s, e, Decoded("OBF006", start, end, found[0], found[1].strip(), framed, found[2]))
+            )
+    best = _best(hits)
+    if best is not None:
+        out.append(best)
+    return best is not None
+
+
+def _best(hits: list):
+    """Of ``(rate, words, start, end, item)`` candidates, the item with the highest rate; among
+    those within 0.1 of it the one with the most words, then the narrowest (a line that all
+    decodes is one payload; a plain label or the quotes around an encoded part are not part of
+    it). ``None`` for no candidates."""
+    if not hits:
+        return None
+    top = max(h[0] for h in hits)
+    return max((h for h in hits if h[0] >= top - 0.1), key=lambda h: (h[1], h[2] - h[3]))[4]
 
 
 _LEET_HINT = re.compile(r"[A-Za-z][0-9@$!]|[0-9@$!][A-Za-z]")
@@ -510,8 +617,8 @@ _B32 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Z2-7]{24,}={0,6}(?![A-Za-z0-9+/=_-])
 
 
 def _find_base32(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
-    """Base32 (RFC 4648, upper case): decodes to text and either a decode keyword is near or the
-    text is clean multi-word prose."""
+    """Base32 (RFC 4648, upper case) that decodes to text: strong when a decode keyword is near or
+    the text is clean multi-word prose, else ``quiet`` (reported only when its rescan hits)."""
     out = []
     for m in _B32.finditer(text):
         run = m.group(0)
@@ -528,9 +635,8 @@ def _find_base32(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
         keyword = (
             _keyword_near(text, m.start(), m.end()) or "base32" in text[max(0, m.start() - 200) : m.start()].lower()
         )
-        if not (keyword or _clean_words(decoded)):
-            continue
-        out.append(Decoded("OBF010", m.start(), m.end(), "base32", decoded, keyword, strong=True))
+        strong = keyword or _clean_words(decoded)
+        out.append(Decoded("OBF010", m.start(), m.end(), "base32", decoded, keyword, strong=strong, quiet=not strong))
     return out
 
 
@@ -558,9 +664,8 @@ def _b64_chain(text: str, chunks: list[tuple[int, int, str]], exempt, out: list,
     else:
         return
     keyword = _keyword_near(text, start, end)
-    if not (keyword or _clean_words(decoded) or len(joined) >= LONG_RUN):
-        return
-    out.append(Decoded("OBF001", start, end, f"base64 ({how})", decoded, keyword, strong=True))
+    strong = keyword or _clean_words(decoded) or len(joined) >= LONG_RUN
+    out.append(Decoded("OBF001", start, end, f"base64 ({how})", decoded, keyword, strong=strong, quiet=not strong))
 
 
 def _find_base64_split(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
@@ -763,6 +868,8 @@ def _rescan_all(decoded: str, depth: int, budget: Budget | None = None, where: i
         if not budget.take(inner, where):
             continue
         nested = _rescan_all(inner.context or inner.text, depth + 1, budget, where)
+        if inner.quiet and not nested:
+            continue  # a quiet run counts only when what it decodes to triggers a rule
         hits.append(
             Finding(
                 inner.rule,
@@ -787,8 +894,9 @@ def finding_for(d: Decoded, depth: int = 0, hits: list[Finding] | None = None) -
     hits = [h for h in hits if h.severity <= Severity.WARNING]
     rule_ids = sorted({h.rule for h in hits})
     text = f'{d.encoding} decoding to "{preview(d.text)}"'
-    if (d.encoding == "rot13" or (d.rule == "OBF006" and not d.strong)) and not rule_ids:
-        return None  # rot13 (and weakly English reversed text) only where the decoded text reads as a directive
+    if (d.quiet or d.encoding == "rot13" or (d.rule == "OBF006" and not d.strong)) and not rule_ids:
+        # rot13, weakly English reversed text and quiet runs: only where the decoded text reads as a directive
+        return None
     if rule_ids:
         named = ", ".join(rule_ids)
         msgs = "; ".join(dict.fromkeys(h.message for h in hits if h.message and not h.message.startswith("nested ")))
@@ -853,6 +961,7 @@ def decode_document(text: str) -> DecodedDocument:
                 d.keyword,
                 d.strong,
                 d.context,
+                d.quiet,
             )
         if not budget.take(d, d.start):
             continue
