@@ -206,9 +206,12 @@ def analyze_paths(
         todo.append((index, shown, str(absolute), data, file_settings, key))
     n_jobs = _jobs(jobs, len(todo))
     outcomes = _pool_map(todo, n_jobs) if n_jobs > 1 else (_analyze_task(t) for t in todo)
+    settings_of = {t[0]: t[4] for t in todo}
     for index, shown, outcome in outcomes:
         if progress is not None:
             progress(shown)
+        if isinstance(outcome, res.FileReport):
+            outcome.settings = settings_of[index]  # not pickled: a pool worker's report comes without
         slots[index] = outcome
     results: list[FileResult] = []
     info_of: dict[int, tuple] = {}

@@ -236,12 +236,18 @@ class LiteralIndex:
 
     def scan(self, folded: str) -> tuple[dict[str, bool], dict[str, list[int]]] | None:
         """``(presence of every indexed literal, sorted start offsets of those present)``, or
-        ``None`` without an automaton."""
+        ``None`` without an automaton or when ``folded`` holds lone surrogates (undecodable bytes
+        kept with ``surrogateescape``, which the library cannot take): the per-literal scans
+        then run as before."""
         if self.automaton is None:
             return None
         lits = self.literals
         positions: dict[str, list[int]] = {}
-        for i, start, _end in self.automaton.find_matches_as_indexes(folded, overlapping=True):
+        try:
+            found = self.automaton.find_matches_as_indexes(folded, overlapping=True)
+        except UnicodeError:
+            return None
+        for i, start, _end in found:
             got = positions.get(lits[i])
             if got is None:
                 positions[lits[i]] = [start]
