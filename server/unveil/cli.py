@@ -766,9 +766,13 @@ def _scan(args: argparse.Namespace, settings: Settings) -> _Scan | int:
         scan.stdin_result = FileResult(name or "-", analysis)
         scan.results.insert(0, scan.stdin_result)
     seen_cfg: list[str] = [display_path(c, cwd.resolve()) for c in collected.configs]
+    found: dict[str, object] = {}  # folder -> its nearest project configuration (searched once)
     for r in scan.results:
         a = r.analysis
-        cfg = project.find(a.path) if a.path else None
+        folder = os.path.dirname(os.path.abspath(a.path)) if a.path else None
+        if folder is not None and folder not in found:
+            found[folder] = project.find(a.path)
+        cfg = found[folder] if folder is not None else None
         if cfg is not None and set(cfg.data) - _DISPLAY_KEYS:  # it changes what is scanned or reported
             shown = display_path(cfg.path, cwd.resolve())
             if shown not in seen_cfg:

@@ -346,3 +346,27 @@ def test_a_dying_worker_is_an_error_per_file_not_a_hang(tmp_path, monkeypatch, r
     reported = [f["path"] for f in json.loads(out)["files"]]
     assert "d4/AGENTS.md" not in reported
     assert len(reported) + err.count("analysis failed") == 9
+
+
+def test_a_report_pickles_with_its_line_index():
+    import pickle
+
+    from unveil.core.analyze import analyze
+
+    text = "a\r\nb\rc\n\u2028d\n\nlast"
+    report = results.FileReport.of(analyze(text, "/r/AGENTS.md", count_tokens=False))
+    back = pickle.loads(pickle.dumps(report))
+    assert back.text == text and back.settings is None
+    assert back.doc.line_starts == report.doc.line_starts == [0, 3, 5, 7, 10, 11]
+    assert [back.doc.line_span(i) for i in range(back.doc.line_count)] == [
+        report.doc.line_span(i) for i in range(report.doc.line_count)
+    ]
+    assert [back.doc.position(o) for o in range(len(text) + 1)] == [
+        report.doc.position(o) for o in range(len(text) + 1)
+    ]
+    assert (back.path, back.kind, back.grade, back.findings) == (
+        report.path,
+        report.kind,
+        report.grade,
+        report.findings,
+    )
