@@ -126,48 +126,113 @@ def analyze_paths(
     *,
     isolated: bool = False,
     config_file: str | None = None,
+    jobs: int | None = None,
+    use_cache: bool = False,
 ) -> tuple[list[FileResult], list[str]]:
     """Read and analyse every file ``paths`` expand to (or the files of ``collected``).
     Returns the results and the error messages (each also logged to stderr by the caller).
     With ``layer`` (the command-line settings as a camelCase mapping), each file's settings
     come from :func:`project_settings` instead of ``settings`` (none with ``isolated``; only
-    ``config_file`` with it given). ``progress(shown)`` is called after each file."""
-    from unveil.core.analyze import analyze
+    ``config_file`` with it given), found once per folder. ``progress(shown)`` is called after
+    each file.
+
+    Each result's ``analysis`` is a :class:`unveil.core.results.FileReport` (what the reporters
+    print, without the markdown layer). With ``use_cache`` (``unveil check`` without
+    ``--no-cache``), a report is reused from the file cache (:mod:`unveil.core.cache`) when
+    the file, the files its ``@imports`` read, the rules, the settings and unveil are
+    unchanged, and new reports are stored. The others are analysed in a pool of ``jobs``
+    processes (:func:`_jobs`: by default one per CPU, at most 8, when at least
+    :data:`POOL_MIN_FILES` files are to be analysed; ``1``: in this process), largest file
+    first; results and errors keep the order of the files. The project configuration summary
+    and ``UNV021`` (:func:`_config_info`) are added here, after the cache, every run."""
+    from unveil.core import cache
+    from unveil.core import results as res
 
     seen: set[str] = set()
     collected = collected if collected is not None else collect(paths, kind_map=settings.kind_map)
-    results: list[FileResult] = []
     errors = list(collected.errors)
+    use_cache = use_cache and cache.enabled()
+    slots: list = []  # per file: FileReport, an error message, or None (to analyse)
+    configs: list = []  # per file: the ProjectConfig used (layer given)
+    shown_of: list[str] = []
+    todo: list[tuple] = []
+    by_folder: dict[str, tuple] = {}  # folder -> (settings, config, settings key)
     for shown, absolute in collected.files:
-        if progress is not None:
-            progress(shown)
+        index = len(slots)
+        shown_of.append(shown)
+        configs.append(None)
+        slots.append(None)
         try:
-            text = read_text(absolute)
+            from unveil.core import safe_read
+
+            data = safe_read.read_bytes(absolute)
         except OSError as exc:
-            errors.append(f"{shown}: cannot read: {exc.strerror or exc}")
+            slots[index] = f"{shown}: cannot read: {exc.strerror or exc}"
+            if progress is not None:
+                progress(shown)
             continue
         try:
-            used: dict = {}
-            file_settings = (
-                settings
-                if layer is None
-                else project_settings(str(absolute), layer, seen, isolated=isolated, config_file=config_file, out=used)
-            )
-            analysis = analyze(text, str(absolute), file_settings)
-            if layer is not None:
-                info, extra = _config_info(used.get("config"), str(absolute), isolated)
-                analysis.extra["config"] = info
-                if extra:
-                    from unveil.core.analyze import add_findings
-
-                    add_findings(analysis, extra)
+            folder = os.path.dirname(str(absolute))
+            entry = by_folder.get(folder)
+            if entry is None:
+                used: dict = {}
+                file_settings = (
+                    settings
+                    if layer is None
+                    else project_settings(
+                        str(absolute), layer, seen, isolated=isolated, config_file=config_file, out=used
+                    )
+                )
+                entry = by_folder[folder] = (
+                    file_settings,
+                    used.get("config"),
+                    res.settings_key(file_settings) if use_cache else "",
+                )
+            file_settings, configs[index], settings_part = entry
+            key = res.file_key(str(absolute), data, settings_part) if use_cache else ""
         except (KeyboardInterrupt, SystemExit):
             raise
-        except BaseException as exc:  # noqa: BLE001 - analyze() should never raise; one file never stops the rest
-            log.exception("analysis of %s failed", shown)
-            errors.append(f"{shown}: analysis failed: {type(exc).__name__}: {exc}")
+        except BaseException as exc:  # noqa: BLE001 - one file never stops the rest
+            log.exception("settings of %s failed", shown)
+            slots[index] = f"{shown}: analysis failed: {type(exc).__name__}: {exc}"
             continue
-        results.append(FileResult(shown, analysis))
+        hit = cache.load_pickle("files", key) if key else None
+        if isinstance(hit, res.FileReport) and res.dependencies_hold(hit):
+            hit.settings = file_settings
+            slots[index] = hit
+            if progress is not None:
+                progress(shown)
+            continue
+        todo.append((index, shown, str(absolute), data, file_settings, key))
+    n_jobs = _jobs(jobs, len(todo))
+    outcomes = _pool_map(todo, n_jobs) if n_jobs > 1 else (_analyze_task(t) for t in todo)
+    settings_of = {t[0]: t[4] for t in todo}
+    for index, shown, outcome in outcomes:
+        if progress is not None:
+            progress(shown)
+        if isinstance(outcome, res.FileReport):
+            outcome.settings = settings_of[index]  # not pickled: a pool worker's report comes without
+        slots[index] = outcome
+    results: list[FileResult] = []
+    info_of: dict[int, tuple] = {}
+    for index, outcome in enumerate(slots):
+        if isinstance(outcome, str):
+            errors.append(outcome)
+            continue
+        if outcome is None:  # not reached: every file has a report or an error
+            continue
+        if layer is not None:
+            cfg = configs[index]
+            got = info_of.get(id(cfg))
+            if got is None:
+                got = info_of[id(cfg)] = _config_info(cfg, outcome.path or "", isolated)
+            info, extra = got
+            outcome.extra["config"] = info
+            if extra:
+                from unveil.core.analyze import add_findings
+
+                add_findings(outcome, extra)
+        results.append(FileResult(shown_of[index], outcome))
     if collected.outside:
         from unveil.core.analyze import refused
 
@@ -184,6 +249,85 @@ def analyze_paths(
             results.append(FileResult(shown, refused(str(absolute), printable(shown_target), file_settings)))
         results.sort(key=lambda r: r.path)
     return results, errors
+
+
+POOL_MIN_FILES = 8
+"""Fewer files to analyse than this are analysed in the calling process (a pool costs more than it gains)."""
+
+POOL_MAX_JOBS = 8
+
+
+def _jobs(requested: int | None, n_files: int) -> int:
+    """How many processes analyse ``n_files`` files: ``requested`` (at most one per file), else
+    one per CPU this process may run on, at most :data:`POOL_MAX_JOBS`, and 1 below
+    :data:`POOL_MIN_FILES` files or on one CPU."""
+    if requested is not None and requested > 0:
+        return max(1, min(requested, n_files))
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if n_files < POOL_MIN_FILES or cpus < 2:
+        return 1
+    return min(cpus, POOL_MAX_JOBS, n_files)
+
+
+def _analyze_task(task) -> tuple[int, str, object]:
+    """Analyse one file (a task of :func:`analyze_paths`): ``(index, shown, FileReport)`` or
+    ``(index, shown, error message)``. Stores the report in the file cache under its key (when
+    it has one), with the SHA-256 of every file its ``@imports`` read."""
+    from unveil.core import cache, imports, safe_read
+    from unveil.core import results as res
+    from unveil.core.analyze import analyze
+
+    index, shown, absolute, data, file_settings, key = task
+    deps: dict[str, str] = {}
+    disk = imports.disk_reader()
+
+    def reader(path: str):
+        deps[path] = res.content_hash(res.read_dep(path))
+        return disk(path)
+
+    try:
+        analysis = analyze(safe_read.decode(data), absolute, file_settings, reader=reader)
+        report = res.FileReport.of(analysis, tuple(sorted(deps.items())))
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001 - analyze() should never raise; one file never stops the rest
+        log.exception("analysis of %s failed", shown)
+        return index, shown, f"{shown}: analysis failed: {type(exc).__name__}: {exc}"
+    if key:
+        cache.store_pickle("files", key, report)
+    return index, shown, report
+
+
+def _pool_map(todo: list, n_jobs: int):
+    """:func:`_analyze_task` over ``todo`` in ``n_jobs`` forked processes, largest file first;
+    yields outcomes as they finish (the caller puts them back in file order). The tokenizer and
+    the bundled rules are loaded first, so every worker inherits them. A worker that dies (e.g.
+    killed for memory) turns each file it had not finished into an error outcome (exit status
+    2), never a hang or a silent gap. Without ``fork`` (Windows, macOS' default is not used):
+    one process."""
+    import multiprocessing
+
+    from unveil.core import tokens
+    from unveil.core.checks.directives import load_pattern_rules
+
+    try:
+        ctx = multiprocessing.get_context("fork")
+    except ValueError:  # no fork: one process
+        yield from (_analyze_task(t) for t in todo)
+        return
+    tokens.wait()
+    load_pattern_rules(())
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    order = sorted(todo, key=lambda t: -len(t[3]))
+    with ProcessPoolExecutor(n_jobs, mp_context=ctx) as pool:
+        futures = {pool.submit(_analyze_task, t): t for t in order}
+        for fut in as_completed(futures):
+            index, shown = futures[fut][0], futures[fut][1]
+            try:
+                yield fut.result()
+            except Exception as exc:  # noqa: BLE001 - a worker that died (BrokenProcessPool) loses no file silently
+                yield index, shown, f"{shown}: analysis failed: {type(exc).__name__}: {exc}"
 
 
 # --------------------------------------------------------------------------- settings
@@ -604,6 +748,8 @@ def _scan(args: argparse.Namespace, settings: Settings) -> _Scan | int:
             progress=tick,
             isolated=getattr(args, "isolated", False),
             config_file=getattr(args, "config", None),
+            jobs=getattr(args, "jobs", None),
+            use_cache=not getattr(args, "no_cache", False),
         )
     finally:
         if close:
@@ -620,9 +766,13 @@ def _scan(args: argparse.Namespace, settings: Settings) -> _Scan | int:
         scan.stdin_result = FileResult(name or "-", analysis)
         scan.results.insert(0, scan.stdin_result)
     seen_cfg: list[str] = [display_path(c, cwd.resolve()) for c in collected.configs]
+    found: dict[str, object] = {}  # folder -> its nearest project configuration (searched once)
     for r in scan.results:
         a = r.analysis
-        cfg = project.find(a.path) if a.path else None
+        folder = os.path.dirname(os.path.abspath(a.path)) if a.path else None
+        if folder is not None and folder not in found:
+            found[folder] = project.find(a.path)
+        cfg = found[folder] if folder is not None else None
         if cfg is not None and set(cfg.data) - _DISPLAY_KEYS:  # it changes what is scanned or reported
             shown = display_path(cfg.path, cwd.resolve())
             if shown not in seen_cfg:
@@ -1037,6 +1187,16 @@ def cmd_explain(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- parser
 
 
+def _positive_int(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of 1 or more, got {value!r}")
+    return n
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="unveil",
@@ -1160,6 +1320,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-gitignore", action="store_true", help="do not honour .gitignore and .git/info/exclude in folder scans"
     )
     check.add_argument(
+        "--jobs",
+        "-j",
+        type=_positive_int,
+        metavar="N",
+        help=f"analyse in N processes (default: one per CPU, up to {POOL_MAX_JOBS}, "
+        f"when {POOL_MIN_FILES} or more files are to be analysed)",
+    )
+    check.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="do not read or write unveil's cache (results per file, tokenizer, rules) in "
+        "$UNVEIL_CACHE_DIR or the user cache directory",
+    )
+    check.add_argument(
         "--documentation",
         choices=("info", "hidden", "full"),
         help="what to report in Markdown that is not an agent file (default: info; see docs/discovery.md)",
@@ -1209,6 +1383,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return EXIT_ERROR
+    no_cache = getattr(args, "no_cache", False)
+    saved = os.environ.get("UNVEIL_NO_CACHE")
+    if no_cache:  # unveil.core.cache reads it; pool workers inherit it
+        os.environ["UNVEIL_NO_CACHE"] = "1"
     try:
         return handler(args)
     except KeyboardInterrupt:
@@ -1227,3 +1405,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             traceback.print_exc()
         return EXIT_INTERNAL
+    finally:
+        if no_cache:
+            if saved is None:
+                os.environ.pop("UNVEIL_NO_CACHE", None)
+            else:
+                os.environ["UNVEIL_NO_CACHE"] = saved

@@ -84,6 +84,18 @@ class Document:
         self.line_starts = starts
         self._line_ends = ends  # offset of the line's content end (before its line break)
 
+    @classmethod
+    def from_index(cls, text: str, line_starts: list[int], line_ends: list[int]) -> "Document":
+        """A document over ``text`` with its line index given, as an earlier ``Document(text)``
+        computed it (``line_starts``; ``line_ends``: each line's content end, before its line
+        break): a stored result loads without a pass over the text. The caller vouches that the
+        index is ``text``'s (:mod:`unveil.core.results` stores both from one document)."""
+        doc = cls.__new__(cls)
+        doc.text = text
+        doc.line_starts = line_starts
+        doc._line_ends = line_ends
+        return doc
+
     # -- lines -------------------------------------------------------------------------
     @property
     def line_count(self) -> int:

@@ -100,6 +100,7 @@ from unveil.core import context as cx
 from unveil.core.checks import obfuscation
 from unveil.core.checks.literal_index import WINDOW_MIN_TEXT as _WINDOW_MIN_TEXT
 from unveil.core.checks.literal_index import Lines as _Lines
+from unveil.core.checks.literal_index import LiteralIndex as _LiteralIndex
 from unveil.core.checks.literal_index import in_spans as _in_spans
 from unveil.core.checks.literal_index import in_windows as _in_windows
 from unveil.core.checks.literal_index import may_match as _may_match
@@ -461,6 +462,9 @@ class _Target:
         self.present: dict[str, bool] = {}
         self.words = _word_index(self.folded) if len(self.folded) > _WINDOW_MIN_TEXT else None
         self.lines: _Lines | None = None
+        self.positions: dict[str, list[int]] = {}  # offsets of the literals a _LiteralIndex scanned
+        self.indexed: set[str] = set()  # those literals
+        self.scanned: set[int] = set()  # id()s of the _LiteralIndex objects already run on folded
         self.orig_start = orig_start
         self.orig_end = orig_end
         # for the model view: () -> set of its lines the reading rewrote
@@ -509,7 +513,22 @@ class _Target:
         if self.lines is None:
             self.lines = _Lines(self.text, self.folded)
             self.lines.present, self.lines.words = self.present, self.words
+            self.lines.positions, self.lines.indexed = self.positions, self.indexed
         return self.lines
+
+    def index_literals(self, index: "_LiteralIndex") -> None:
+        """One Aho–Corasick pass of ``index`` over :attr:`folded` (once per index): presence and
+        offsets of its literals, shared with :func:`_may_match` and the line index."""
+        if id(index) in self.scanned:
+            return
+        self.scanned.add(id(index))
+        got = index.scan(self.folded)
+        if got is None:
+            return
+        present, positions = got
+        self.present.update(present)
+        self.positions.update(positions)
+        self.indexed.update(present)
 
 
 @dataclass
@@ -636,8 +655,25 @@ def scan_text(text: str, prules: PatternRules | None = None, timeout: float | No
     )
 
 
+def _literal_index(prules: PatternRules) -> _LiteralIndex:
+    """The :class:`~unveil.core.checks.literal_index.LiteralIndex` of ``prules``' prefilter
+    literals, built once per rule list (rebuilt if the list changed)."""
+    index = getattr(prules, "_literal_index", None)
+    if index is None or index.rules_key != (id(prules.rules), len(prules.rules)):
+        index = _LiteralIndex(
+            lit for pr in prules.rules for clauses in pr.prefilters for clause in clauses for lit in clause
+        )
+        index.rules_key = (id(prules.rules), len(prules.rules))
+        prules._literal_index = index  # type: ignore[attr-defined]
+    return index
+
+
 def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float, seen: dict, line_of) -> list[Finding]:
     out: list[Finding] = []
+    index = _literal_index(prules)
+    for t in state.targets.values():
+        if t is not None:
+            t.index_literals(index)  # one Aho–Corasick pass over the long literals
     user_spent = 0.0  # seconds all user (non-bundled) patterns took on this text: USER_BUDGET_S
     budget_noted = False
     for pr in prules.rules:

@@ -2,6 +2,9 @@
 around them where a bounded-width pattern can match (see :mod:`unveil.core.checks.pattern_analysis`).
 
 * :class:`Lines` — line index of the case-folded text: candidate lines and windows per literal;
+* :class:`LiteralIndex` — one Aho–Corasick automaton (``ahocorasick-rs``) over every rule literal of
+  :data:`AC_MIN_LEN` or more code points: one pass per text gives which occur and where, for
+  :func:`may_match`, the candidate lines and the windows;
 * :func:`may_match` — whether every clause of a pattern's required literals has a member present;
 * :func:`in_spans` / :func:`in_windows` — a pattern's matches restricted to those lines or windows,
   with one time bound for them all, the same matches as one ``finditer`` over the whole text.
@@ -33,6 +36,10 @@ class Lines:
         self.present: dict[str, bool] = {}  # literal -> occurs (shared with may_match)
         self.words: str | None = None  # the word_index of folded, when built
         self.occurrences_of: dict[str, tuple[int, list[int] | None]] = {}
+        # literal -> sorted start offsets in folded, for the literals a LiteralIndex scanned
+        # (absent: not indexed, or it does not occur when present[literal] is False)
+        self.positions: dict[str, list[int]] = {}
+        self.indexed: set[str] = set()
         self.starts = [0]
         if self.ok:
             find = folded.find
@@ -54,6 +61,11 @@ class Lines:
             return self.lines_of[lit]
         out: set[int] = set()
         find, starts = self.folded.find, self.starts
+        if lit in self.indexed:  # offsets from the one Aho–Corasick pass
+            occ = self.positions.get(lit, [])
+            lines = None if len(occ) > limit else {bisect_right(starts, j) - 1 for j in occ}
+            self.lines_of[lit] = lines
+            return lines
         i, count = find(lit), 0
         while i >= 0:
             count += 1
@@ -92,6 +104,11 @@ class Lines:
             hit = self.present[lit] = lit in self.words
         if hit is False:
             return []
+        if lit in self.indexed:  # offsets from the one Aho–Corasick pass
+            occ = self.positions.get(lit, [])
+            found = occ if len(occ) <= limit else None
+            self.occurrences_of[lit] = (limit, found)
+            return found
         out: list[int] = []
         find = self.folded.find
         i = find(lit)
@@ -188,6 +205,59 @@ def in_windows(pat, text: str, windows, timeout: float):
                 break
             cursor = m.end()
             yield m
+
+
+AC_MIN_LEN = 3
+"""Literals shorter than this stay out of :class:`LiteralIndex`: single characters and pairs
+(``":"``, ``"-"``, ``"&&"``) occur so often that listing their offsets costs more than
+``str.__contains__``."""
+
+
+class LiteralIndex:
+    """One Aho–Corasick automaton (``ahocorasick-rs``, ``MatchKind.Standard``) over every
+    prefilter literal of at least :data:`AC_MIN_LEN` code points of a set of rules, built once
+    per set: one pass over a case-folded text finds which of them occur and where, instead of
+    one ``in`` / ``str.find`` scan per literal. Offsets are code points (``ahocorasick-rs``
+    reports ``str`` indexes), overlapping occurrences included, as a ``str.find`` loop that
+    restarts one code point after each hit finds them. Without the library (or if the automaton
+    cannot be built) :meth:`scan` returns ``None`` and the per-literal scans run as before."""
+
+    def __init__(self, literals) -> None:
+        self.literals = sorted({lit for lit in literals if len(lit) >= AC_MIN_LEN})
+        self.rules_key: tuple = ()  # set by the owner: which rule list it was built from
+        self.automaton = None
+        if self.literals:
+            try:
+                import ahocorasick_rs
+
+                self.automaton = ahocorasick_rs.AhoCorasick(self.literals, matchkind=ahocorasick_rs.MatchKind.Standard)
+            except Exception:  # noqa: BLE001 - no index: the per-literal scans still work
+                self.automaton = None
+
+    def scan(self, folded: str) -> tuple[dict[str, bool], dict[str, list[int]]] | None:
+        """``(presence of every indexed literal, sorted start offsets of those present)``, or
+        ``None`` without an automaton or when ``folded`` holds lone surrogates (undecodable bytes
+        kept with ``surrogateescape``, which the library cannot take): the per-literal scans
+        then run as before."""
+        if self.automaton is None:
+            return None
+        lits = self.literals
+        positions: dict[str, list[int]] = {}
+        try:
+            found = self.automaton.find_matches_as_indexes(folded, overlapping=True)
+        except UnicodeError:
+            return None
+        for i, start, _end in found:
+            got = positions.get(lits[i])
+            if got is None:
+                positions[lits[i]] = [start]
+            else:
+                got.append(start)
+        for v in positions.values():
+            v.sort()
+        present = dict.fromkeys(lits, False)
+        present.update(dict.fromkeys(positions, True))
+        return present, positions
 
 
 _WORD_RUN = regex.compile(r"\w+")

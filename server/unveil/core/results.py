@@ -1,0 +1,227 @@
+"""A scanned file's result as the CLI keeps it: what the reporters and commands read, without the
+markdown layer, the import tree or the parsed frontmatter.
+
+:class:`FileReport` has the attributes of :class:`unveil.core.analyze.Analysis` that the CLI
+reporters (text, json, sarif, github, gitlab, markdown), ``--fix``/``--diff``, ``--baseline``,
+``baseline``, ``badge`` and ``cost`` read: ``doc`` (the :class:`~unveil.core.document.Document`,
+so positions, ``text`` and fingerprints are exactly those of the analysis), ``path``, ``kind``,
+``grade``, ``findings``, ``tokens``, ``settings`` and ``extra["suppressed"]``. A folder scan
+keeps one per file until the report is written, a pool worker sends one back to the parent and
+the file cache (:mod:`unveil.core.cache`, namespace ``files/``) stores one. Pickled, a report is
+its text and fields (the line index is rebuilt on load) and never its settings: the reader
+attaches the settings it computed the key from (:meth:`FileReport.with_settings`).
+
+:func:`file_key` and :func:`dependencies_hold` decide when a stored report may be reused: the
+unveil version and code (:func:`code_hash`), the rules (bundled, and the bytes of the user's
+``rulesPaths`` files), the settings (:func:`canonical`) and the bytes of the price file they
+name (it sets the Claude token ratio of the token report), the file's absolute path and bytes,
+and the bytes of every file its ``@imports`` read when it was analysed (a file now present
+that was missing, or the other way round, is a change too). What depends on the working
+directory or on configuration files above the file (the project configuration summary and
+``UNV021``, the ``documentation`` policy, baselines) is applied after the cache, every run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from array import array
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from unveil.core.document import Document
+
+
+@dataclass
+class FileReport:
+    """What the CLI reports for one file (see the module docstring). ``deps``: ``(path, SHA-256
+    of its bytes, or "" when it could not be read)`` of every file the analysis read besides the
+    file itself, sorted by path."""
+
+    doc: Document
+    path: str | None
+    kind: str
+    grade: str
+    findings: list
+    tokens: object | None
+    settings: object
+    extra: dict = field(default_factory=dict)
+    deps: tuple = ()
+
+    @property
+    def text(self) -> str:
+        return self.doc.text
+
+    @classmethod
+    def of(cls, analysis, deps: tuple = ()) -> "FileReport":
+        """The report of an :class:`~unveil.core.analyze.Analysis` (or of another report)."""
+        return cls(
+            doc=analysis.doc,
+            path=analysis.path,
+            kind=analysis.kind,
+            grade=analysis.grade,
+            findings=list(analysis.findings),
+            tokens=analysis.tokens,
+            settings=analysis.settings,
+            extra={"suppressed": list(analysis.extra.get("suppressed") or ())},
+            deps=deps,
+        )
+
+    def __getstate__(self) -> dict:
+        state = {k: getattr(self, k) for k in ("path", "kind", "grade", "findings", "tokens", "extra", "deps")}
+        doc = self.doc
+        state["text"] = doc.text
+        # the line index as two arrays of 8-byte offsets: loading them is a copy, rebuilding the
+        # index from the text a regular-expression pass (a third of a warm run's time)
+        state["lines"] = (
+            array("q", doc.line_starts).tobytes(),
+            array("q", (doc.line_span(i)[1] for i in range(doc.line_count))).tobytes(),
+        )
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        text = state.pop("text")
+        starts, ends = state.pop("lines", (None, None))
+        if starts is None or ends is None:
+            self.doc = Document(text)
+        else:
+            self.doc = Document.from_index(text, array("q", starts).tolist(), array("q", ends).tolist())
+        self.settings = None
+        for k, v in state.items():
+            setattr(self, k, v)
+
+
+# --------------------------------------------------------------------------- cache keys
+
+
+_SOURCE_SUFFIXES = (".py", ".toml", ".json", ".txt", ".tsv", ".md")
+_DEPENDENCIES = (
+    "regex",
+    "markdown-it-py",
+    "mdit-py-plugins",
+    "ruamel.yaml",
+    "tiktoken",
+    "tree-sitter",
+    "tree-sitter-bash",
+)
+
+
+@lru_cache(maxsize=1)
+def code_hash() -> str:
+    """SHA-256 over the unveil version (:func:`unveil.core.cache.version_tag`), the versions of
+    the parsers it depends on, and the name, size and modification time (``st_mtime_ns``) of
+    every source and data file of the package and of every bundled rule file: any edit of the
+    code, data or rules (a checkout, an install) is a cache miss, released or not. File
+    metadata rather than bytes: ``stat`` of ~150 files takes a few milliseconds, hashing their
+    1.8 MB a fifth of a second, paid by every ``unveil check`` of a single file."""
+    from unveil.core import cache
+    from unveil.core.rules import bundled_rules_dir
+
+    pkg = Path(__file__).resolve().parent.parent
+    parts: list[bytes | str] = [cache.version_tag()]
+    parts += _dependency_versions()  # a parser or tokenizer upgrade may change results too
+    for root in (pkg, bundled_rules_dir()):
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                if name.endswith(_SOURCE_SUFFIXES):
+                    p = Path(dirpath, name)
+                    try:
+                        st = p.stat()
+                        parts += [str(p.relative_to(root)), f"{st.st_size}:{st.st_mtime_ns}"]
+                    except OSError:
+                        parts += [str(p), ""]
+    return cache.digest(parts)
+
+
+def _dependency_versions() -> list[str]:
+    """The ``*.dist-info`` folder names (name and version) of :data:`_DEPENDENCIES` on
+    ``sys.path``: a directory listing, not ``importlib.metadata`` (a tenth of a second to import)."""
+    wanted = tuple(d.replace("-", "_").replace(".", "_").lower() + "-" for d in _DEPENDENCIES)
+    out: list[str] = []
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        out += sorted(n for n in names if n.endswith(".dist-info") and n.replace(".", "_").lower().startswith(wanted))
+    return out
+
+
+def _files_hash(paths) -> list[bytes | str]:
+    """Names and bytes of ``paths`` (a folder stands for its ``*.toml`` files, sorted)."""
+    from unveil.core import safe_read
+
+    parts: list[bytes | str] = []
+    for raw in paths or ():
+        p = Path(raw)
+        files = sorted(p.glob("*.toml")) if p.is_dir() else [p]
+        for f in files:
+            try:
+                parts += [str(f), safe_read.read_bytes(f)]
+            except (OSError, ValueError):
+                parts += [str(f), "unreadable"]
+    return parts
+
+
+def canonical(value) -> str:
+    """A text that is equal for equal settings in every process: dataclass fields in order,
+    mappings by sorted key, sets sorted (their iteration order changes with string hash
+    randomisation, so ``repr`` would not do), everything else by ``repr``."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        inner = ", ".join(f"{f.name}={canonical(getattr(value, f.name))}" for f in dataclasses.fields(value))
+        return f"{type(value).__name__}({inner})"
+    if isinstance(value, dict):
+        items = sorted((canonical(k), canonical(v)) for k, v in value.items())
+        return "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
+    if isinstance(value, (set, frozenset)):
+        return "set(" + ", ".join(sorted(canonical(v) for v in value)) + ")"
+    if isinstance(value, (list, tuple)):
+        return type(value).__name__ + "(" + ", ".join(canonical(v) for v in value) + ")"
+    return repr(value)
+
+
+def settings_key(settings) -> str:
+    """The part of a file's key its settings give: :func:`canonical` of every field and the
+    bytes of the user rule files and the price file they name (computed once per settings
+    object by the CLI)."""
+    from unveil.core import cache
+
+    extra = [getattr(settings, "prices_file", None)] if getattr(settings, "prices_file", None) else []
+    parts = [canonical(settings), *_files_hash(getattr(settings, "rules_paths", ())), "prices", *_files_hash(extra)]
+    return cache.digest(parts)
+
+
+def file_key(path: str, data: bytes, settings_part: str) -> str:
+    """Cache key of one file's report: :func:`code_hash`, ``settings_part``
+    (:func:`settings_key`), the absolute path and the file's bytes."""
+    from unveil.core import cache
+
+    return cache.digest([code_hash(), settings_part, path, data])
+
+
+def content_hash(data: bytes | None) -> str:
+    """Hex SHA-256 of ``data``; ``""`` for ``None`` (a file that could not be read)."""
+    import hashlib
+
+    return "" if data is None else hashlib.sha256(data).hexdigest()
+
+
+def read_dep(path: str) -> bytes | None:
+    """The bytes of a dependency (an imported file), or ``None`` when it cannot be read or is
+    not a regular file (:func:`unveil.core.safe_read.read_bytes`: a named pipe is never opened)."""
+    from unveil.core import safe_read
+
+    try:
+        return safe_read.read_bytes(path)
+    except (OSError, ValueError):
+        return None
+
+
+def dependencies_hold(report: FileReport) -> bool:
+    """Whether every file ``report.deps`` names still has the bytes it had (or is still unreadable)."""
+    return all(content_hash(read_dep(p)) == h for p, h in report.deps)
