@@ -485,7 +485,8 @@ _ANSI = {
 
 _SPECIAL_WORD = re.compile(r"[\\'\"$`<>]")
 _SEGMENT = re.compile(r"'[^']*'|\"[^\"\\$`]*\"|[^'\"\\$`<>]+")
-_SIMPLE_QUOTED = re.compile(r"(?:'[^']*'|\"[^\"\\$`]*\"|[^'\"\\$`<>])+")  # one character per repeat: no nested quantifier, linear
+# one character per repeat: no nested quantifier, so linear
+_SIMPLE_QUOTED = re.compile(r"(?:'[^']*'|\"[^\"\\$`]*\"|[^'\"\\$`<>])+")
 
 
 def unquote(raw: str) -> tuple[str, list[int], bool]:
