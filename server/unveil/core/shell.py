@@ -379,6 +379,11 @@ class Script:
     line_scripts: list["Script"] = field(default_factory=list)
     truncated: int | None = None
     depth: int = 0
+    reading: str = ""
+    """For a de-obfuscated reading (see :func:`_alternate_readings`): its text, else ``""``."""
+    reading_map: "OffsetMap | None" = field(default=None, repr=False, compare=False)
+    new_names: frozenset[str] = frozenset()
+    """Command names this reading runs that the literal reading does not (``curl`` from ``${c}rl``)."""
 
     def commands(self) -> Iterator[Command]:
         """Every command, nested ones included (compound bodies, substitutions, ``-c`` bodies,
@@ -697,7 +702,11 @@ def _parse(text: str, omap: OffsetMap, depth: int, per_line: bool) -> Script:
     script = Script(pipes, a, e, has_error=root.has_error, depth=depth)
     if per_line:
         for alt_text, alt_map in _alternate_readings(text, omap, script):
-            script.line_scripts.append(_parse(alt_text, alt_map, depth, per_line=False))
+            alt = _parse(alt_text, alt_map, depth, per_line=False)
+            alt.reading = alt_text
+            alt.reading_map = alt_map
+            alt.new_names = frozenset(_command_names(alt) - _command_names(script))
+            script.line_scripts.append(alt)
     if root.has_error and per_line and "\n" in text.strip():
         pos = 0
         for line in text.split("\n"):
@@ -711,38 +720,100 @@ _IFS = re.compile(r"\$\{IFS(?:[%#][^}]*)?\}|\$IFS\b")
 _VAR_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
+MAX_NORMALISED_CHARS = 65536
+"""Largest de-obfuscated reading built (code points); a larger one is not built (the literal
+reading is still judged)."""
+
+# `$(printf '%s' 'cu' 'rl')` (a format of only %s, literal arguments): the concatenation it prints
+_PRINTF_CONCAT = re.compile(
+    r"""\$\(\s*printf\s+(?:'(?:%s)+'|"(?:%s)+"|(?:%s)+)((?:\s+(?:'[^']*'|"[^"$`\\]*"|[^\s'"$`\\()|;&<>]+))+)\s*\)"""
+)
+# `$(env)`, `$(cat ~/.aws/credentials)`: one command substitution with no quotes, expansions,
+# pipes or redirections inside, which reads the same wherever it is substituted
+_SIMPLE_SUBSTITUTION = re.compile(r"\$\([^()'\"`$<>|;&\\\n]*\)|`[^`'\"$<>|;&\\\n]*`")
+_PRINTF_ARG = re.compile(r"""'([^']*)'|"([^"$`\\]*)"|([^\s'"$`\\()|;&<>]+)""")
+
+
+def _command_names(script: Script) -> set[str]:
+    """Effective names of the commands of ``script`` and its nested scripts, de-obfuscated
+    readings left out (they are what is being compared)."""
+    out: set[str] = set()
+    for p in script.pipelines:
+        for c in p.stages:
+            if c.argv:
+                out.add(c.effective()[0])
+            for s in _children(c):
+                out |= _command_names(s)
+    for s in script.line_scripts:
+        if not s.reading:
+            out |= _command_names(s)
+    return out
+
+
+def _substitute(cur: str, cur_map: OffsetMap, pattern: re.Pattern[str], value) -> tuple[str, OffsetMap] | None:
+    """``cur`` with every match of ``pattern`` for which ``value(match)`` is a string replaced
+    by it; every character of a replacement maps to its match (the last one to the match's last
+    character). ``None`` when nothing was replaced."""
+    pieces: list[str] = []
+    idx: list[int] = []
+    pos = 0
+    hit = False
+    for m in pattern.finditer(cur):
+        v = value(m)
+        if v is None:
+            continue
+        hit = True
+        pieces.append(cur[pos : m.start()])
+        idx.extend(range(pos, m.start()))
+        pieces.append(v)
+        n = len(v)
+        idx.extend([m.start()] * (n - 1) + [m.end() - 1] if n > 1 else ([m.start()] if n else []))
+        pos = m.end()
+    if not hit:
+        return None
+    pieces.append(cur[pos:])
+    idx.extend(range(pos, len(cur)))
+    return "".join(pieces), cur_map.sub(idx)
+
+
 def _alternate_readings(text: str, omap: OffsetMap, script: Script) -> list[tuple[str, OffsetMap]]:
-    """Other readings of ``text`` that the shell would run the same way, for evasions the
+    """The de-obfuscated reading of ``text``, the one the shell would run, for evasions the
     literal parse cannot see: ``$IFS``/``${IFS}`` used as a space (``curl${IFS}-s…``; replaced by
-    spaces of the same length, offsets unchanged) and variables assigned a literal value earlier
-    in the script used as a command or argument (``C=curl; $C … | $S``; each reference replaced
-    by the value, every character of it mapped to the reference)."""
-    out: list[tuple[str, OffsetMap]] = []
-    if _IFS.search(text):
-        out.append((_IFS.sub(lambda m: " " * len(m.group(0)), text), omap))
+    spaces of the same length), ``$(printf '%s' 'cu' 'rl')`` replaced by what it prints, and
+    variables assigned earlier in the script put in place of their ``$x``/``${x}`` references,
+    in commands and in ``eval`` strings alike (``c=cu; ${c}rl …``, ``a=curl; b='|sh'; eval "$a x
+    $b"``; a value that refers to variables assigned before it is resolved in source order). A
+    value that still holds another expansion (``$(curl "…" | jq …)``, ``${1:?…}``, an unknown
+    variable) is not substituted: re-parsed in another quoting context it would read as a
+    command it is not; one plain command substitution (``d=$(env)``) is. Every character of a replacement maps to what it
+    replaces. Empty when nothing changes or the reading would exceed
+    :data:`MAX_NORMALISED_CHARS`. (Quote splitting, ``c''url``, needs no reading of its own: quote
+    removal already gives the word the shell sees.)"""
+    cur, cur_map, changed = text, omap, False
+    if _IFS.search(cur):
+        cur, changed = _IFS.sub(lambda m: " " * len(m.group(0)), cur), True
+
+    def printed(m: re.Match[str]) -> str | None:
+        return "".join(a.group(1) or a.group(2) or a.group(3) or "" for a in _PRINTF_ARG.finditer(m.group(1)))
+
+    sub = _substitute(cur, cur_map, _PRINTF_CONCAT, printed)
+    if sub is not None and len(sub[0]) <= MAX_NORMALISED_CHARS:
+        (cur, cur_map), changed = sub, True
+    # in source order, as the shell assigns them: `c=cu; c=${c}rl` leaves c = "curl"
     values: dict[str, str] = {}
     for c in script.commands():
         for name, w in c.assigns:
-            if not w.expands and len(w.text) <= 200:
-                values[name] = w.text
-    if values and any(c.argv and c.argv[0].text.startswith("$") for c in script.commands()):
-        pieces: list[str] = []
-        idx: list[int] = []
-        pos = 0
-        for m in _VAR_REF.finditer(text):
-            name = m.group(1) or m.group(2)
-            if name not in values:
-                continue
-            pieces.append(text[pos : m.start()])
-            idx.extend(range(pos, m.start()))
-            pieces.append(values[name])
-            n = len(values[name])
-            idx.extend([m.start()] * (n - 1) + [m.end() - 1] if n > 1 else [m.start()])
-            pos = m.end()
-        pieces.append(text[pos:])
-        idx.extend(range(pos, len(text)))
-        out.append(("".join(pieces), omap.sub(idx)))
-    return out
+            v = _VAR_REF.sub(lambda m: values.get(m.group(1) or m.group(2), m.group(0)), _IFS.sub(" ", w.text))
+            rest = _SIMPLE_SUBSTITUTION.sub("", v)
+            if len(v) <= 400 and "$" not in rest and "`" not in rest:
+                values[name] = v
+            else:
+                values.pop(name, None)
+    if values:
+        sub = _substitute(cur, cur_map, _VAR_REF, lambda m: values.get(m.group(1) or m.group(2)))
+        if sub is not None and len(sub[0]) <= MAX_NORMALISED_CHARS:
+            (cur, cur_map), changed = sub, True
+    return [(cur, cur_map)] if changed and cur != text else []
 
 
 _STATEMENT_SKIP = {

@@ -200,6 +200,22 @@ def _inline_command(code: str) -> bool:
     if b in KNOWN_COMMANDS or first.startswith("./") or (first.startswith("$(") and len(s) > 4):
         # one bare word (`git`, `curl`) is a name, not a command
         return " " in s or "|" in s
+    if re.search(r"['\"\\$=]", s) and (" " in s or "|" in s or "$" in s):
+        return _normalised_command(s)
+    return False
+
+
+def _normalised_command(code: str) -> bool:
+    """Whether ``code`` parses as shell in which, after normalisation (quote removal, ``$IFS`` as
+    a space, variables assigned in the span substituted, ``eval`` strings parsed), some command
+    with an argument has a known name (:data:`KNOWN_COMMANDS`): ``c''url … | b''ash``,
+    ``curl${IFS}-s…``, ``a=cu; ${a}rl …``."""
+    script = shell.parse(code)
+    for s in [script, *script.line_scripts]:
+        for c in s.commands():
+            name, args, _w = c.effective()
+            if name in KNOWN_COMMANDS and args:
+                return True
     return False
 
 

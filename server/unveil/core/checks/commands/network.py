@@ -263,6 +263,14 @@ def judge_network(j: Judge, c: Command) -> None:
                     c.end,
                     f"Sends ${m.group(1)} in a request URL to {clip(dest or a.text, 60)}",
                 )
+    # any other argument (a header, a user agent, a query) carrying a substitution that reads a
+    # secret; an API's own token in its auth header is how the API is meant to be called
+    sent_ids = {id(w) for _d, w in sent}
+    for a in args:
+        if a.subs and id(a) not in sent_ids and not local and not URL.match(a.text) and not _AUTH_HEADER.match(a.text):
+            s2, _o2 = _sources_of(cmd for sub in a.subs for cmd in sub.commands())
+            if s2:
+                sent.append(("", a))
     for desc, w in sent:
         if desc in ("/dev/null", "/dev/zero", "-"):
             continue
@@ -304,6 +312,9 @@ def judge_network(j: Judge, c: Command) -> None:
             )
     if stdin_sent or (name in SOCKETS and (name != "openssl" or "s_client" in texts)):
         j.stdin_sent[id(c)] = dest  # judged with the pipeline in judge_pipes_send
+
+
+_AUTH_HEADER = re.compile(r"(?i)\s*(?:authorization|proxy-authorization|x-api-key|private-token|x-auth-token)\s*:")
 
 
 def judge_pipes_send(j: Judge, s: Script) -> None:
