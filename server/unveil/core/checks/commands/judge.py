@@ -55,8 +55,8 @@ def judge_script(script: Script, origin: str) -> list[Hit]:
     if split:
         for h in hits:
             if h.rule in DEOBFUSCATED_RULES:
-                for a, e, norm in split:
-                    if h.start < e and a < h.end:
+                for b, e, norm in split:
+                    if h.start < e and b < h.end:
                         _raise_deobfuscated(h, norm)
                         break
     return hits
