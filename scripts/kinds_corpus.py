@@ -19,21 +19,8 @@ from pathlib import Path
 from unveil.core import frontmatter, kinds
 
 ROOT = Path(__file__).resolve().parents[1]
-
-# Human corpus labels → the unveil kind id they correspond to (same ids when not listed).
-LABELS = {
-    "agent-md": "copilot-agent",
-    "chatmode": "copilot-agent",
-    "instructions-md": "copilot-instructions-file",
-    "prompt-md": "copilot-prompt",
-    "cursor-mdc": "cursor-rule",
-    "skill": "claude-skill",
-    "skill-resource": "claude-skill-resource",
-    "windsurf-rules": "windsurf-rule",
-    "other-agent": "claude-agent",
-    "other-command": "claude-command",
-}
-
+sys.path.insert(0, str(ROOT / "tests" / "adversarial"))
+from corpus_labels import KIND_LABELS as LABELS  # noqa: E402  (tests/adversarial/corpus_labels.py)
 
 # Why a known file is left as plain "markdown" (path → reason), checked by hand.
 UNKNOWN_REASONS = {

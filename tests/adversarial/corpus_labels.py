@@ -3,7 +3,7 @@ files (``synthetic/LABELS.tsv``, ``malicious/PROVENANCE.tsv``, ``benign/MANIFEST
 ``../shared/corpus``, and our own :data:`MALICIOUS_LABELS`) and the map from the corpus's
 risky-directive label names to unveil rule categories.
 
-Importable as ``corpus_labels`` with this folder on ``sys.path`` (tests/adversarial/conftest.py,
+Importable as ``corpus_labels`` with this folder on ``sys.path`` (tests/conftest.py,
 scripts/accuracy.py).
 """
 
@@ -17,6 +17,21 @@ ROOT = Path(__file__).resolve().parents[2]
 MALICIOUS_LABELS = ROOT / "tests" / "data" / "malicious-labels.tsv"
 """Our own line labels for the ``positive`` rows of ``malicious/PROVENANCE.tsv`` (file, category,
 line, note, optional min_severity)."""
+
+KIND_LABELS = {
+    "agent-md": "copilot-agent",
+    "chatmode": "copilot-agent",
+    "instructions-md": "copilot-instructions-file",
+    "prompt-md": "copilot-prompt",
+    "cursor-mdc": "cursor-rule",
+    "skill": "claude-skill",
+    "skill-resource": "claude-skill-resource",
+    "windsurf-rules": "windsurf-rule",
+    "other-agent": "claude-agent",
+    "other-command": "claude-command",
+}
+"""The benign corpus's file labels (``benign/MANIFEST.tsv``, column 1) mapped to the unveil kind id
+they correspond to (:mod:`unveil.core.kinds`); a label not listed is the kind id itself."""
 
 RISKY_LABEL_CATEGORY = {
     "sensitive-file-access": "agent-snooping",

@@ -212,19 +212,20 @@ def _uescape(s: str) -> str:
     return "".join(f"\\u{ord(c):04x}" if c in "aeiouAEIOU" else c for c in s)
 
 
-_CONFUSABLE = str.maketrans(
-    {
-        "a": "\u0430",
-        "e": "\u0435",
-        "o": "\u043e",
-        "p": "\u0440",
-        "c": "\u0441",
-        "x": "\u0445",
-        "i": "\u0456",
-        "s": "\u0455",
-        "y": "\u0443",
-    }
-)
+LOOKALIKES = {
+    "a": "\u0430",
+    "e": "\u0435",
+    "o": "\u043e",
+    "p": "\u0440",
+    "c": "\u0441",
+    "x": "\u0445",
+    "i": "\u0456",
+    "s": "\u0455",
+    "y": "\u0443",
+}
+"""Latin letter → the Cyrillic letter an attacker puts in its place (UTS #39 ``confusables.txt``
+prototypes); shared with tests/unit/test_decode_reading_gaps.py."""
+_CONFUSABLE = str.maketrans(LOOKALIKES)
 
 
 def _rot13(s: str) -> str:

@@ -6,6 +6,7 @@ import collections
 from pathlib import Path
 
 import pytest
+from corpus_labels import KIND_LABELS as LABELS
 
 from unveil.core import frontmatter, kinds
 
@@ -98,18 +99,6 @@ def test_is_agent_file(path, expected):
 
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "benign"
-LABELS = {
-    "agent-md": "copilot-agent",
-    "chatmode": "copilot-agent",
-    "instructions-md": "copilot-instructions-file",
-    "prompt-md": "copilot-prompt",
-    "cursor-mdc": "cursor-rule",
-    "skill": "claude-skill",
-    "skill-resource": "claude-skill-resource",
-    "windsurf-rules": "windsurf-rule",
-    "other-agent": "claude-agent",
-    "other-command": "claude-command",
-}
 
 
 @pytest.mark.skipif(not (CORPUS / "MANIFEST.tsv").exists(), reason="corpus not present")

@@ -1,6 +1,0 @@
-"""Make tests/adversarial/mutate.py importable as ``mutate``."""
-
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
