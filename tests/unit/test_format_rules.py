@@ -91,6 +91,26 @@ def test_applyto_list_is_wrong_type():
     assert fmt(text, ".github/instructions/ts.instructions.md") == [("FMT003", "warning", '- "**/*.ts"')]
 
 
+@pytest.mark.parametrize(
+    "path",
+    [".claude/commands/release.md", ".claude/skills/release/SKILL.md", ".github/prompts/release.prompt.md"],
+)
+def test_bracketed_argument_hint_is_info_with_a_quoting_fix(path):
+    text = "---\nname: release\ndescription: Release\nargument-hint: [major|minor|patch]\n---\nBump.\n"
+    assert [x for x in fmt(text, path) if x[0] == "FMT003"] == [("FMT003", "info", "[major|minor|patch]")]
+    f = find(text, path, "FMT003")
+    assert f.message == (
+        "argument-hint [major|minor|patch] is a YAML list because of its brackets; the host shows it as text, "
+        'but quote it to keep the brackets: "[major|minor|patch]".'
+    )
+    assert apply(text, f.fixes[0].edits) == text.replace("[major|minor|patch]", '"[major|minor|patch]"')
+
+
+def test_argument_hint_block_list_is_still_a_wrong_type():
+    text = "---\ndescription: Release\nargument-hint:\n  - major\n  - minor\n---\nBump.\n"
+    assert fmt(text, ".claude/commands/release.md") == [("FMT003", "warning", "- major\n  - minor")]
+
+
 def test_values_outside_set_with_case_fix():
     text = "---\nname: a\ndescription: b\nmodel: Sonnet\npermissionMode: readonly\ncolor: magenta\n---\n"
     got = fmt(text, AGENT)

@@ -72,6 +72,7 @@ class KeySpec:
     doc: str = ""
     aliases: tuple[str, ...] = ()
     severity: str = "warning"
+    bracket_text: bool = False
 
     def allows(self, value: str) -> bool:
         """Whether string ``value`` is allowed (always true without a closed value set)."""
@@ -132,6 +133,7 @@ def _spec(name: str, t: dict) -> KeySpec:
         doc=str(t.get("doc", "")),
         aliases=tuple(str(a) for a in t.get("aliases", ())),
         severity=str(t.get("severity", "warning")),
+        bracket_text=bool(t.get("bracket_text", False)),
     )
 
 
@@ -781,6 +783,22 @@ def _check_entry(text: str, schema: Schema, e: Entry, path: str | None, loose: b
             yield _finding("FMT005", sev, a, b, msg, fixes=[Fix(f"Replace with {low}", (Edit(a, b, low),))])
             return
     if not _type_ok(spec.type, value):
+        raw = text[e.value_start : e.value_end].strip()
+        if spec.bracket_text and isinstance(value, list) and raw.startswith("[") and "\n" not in raw:
+            # The hosts' own docs write argument hints in brackets (`argument-hint: [issue-number]`),
+            # which YAML reads as a list: cosmetic, the hint is still shown as text.
+            quoted = '"' + raw.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            yield _finding(
+                "FMT003",
+                Severity.INFO,
+                e.value_start,
+                e.value_end,
+                f"{e.key} {raw} is a YAML list because of its brackets; the host shows it as text, "
+                f"but quote it to keep the brackets: {quoted}.",
+                expected=spec.type,
+                fixes=[Fix("Quote the value", (Edit(e.value_start, e.value_end, quoted),))],
+            )
+            return
         if not (
             spec.type == "boolean"
             and sc is not None
