@@ -210,3 +210,20 @@ def test_frontmatter_reused_only_while_its_block_is_unchanged():
     assert b is not a and b.data == {"name": "y"}
     c = cache.frontmatter("---\nname: y\n---\r\nbody changed\n")
     assert c is not b and c.data == {"name": "y"}
+
+
+def test_closing_an_unclosed_frontmatter_far_below_is_seen():
+    """The failed front_matter attempt at line 0 read to the end of the text: a closing line added
+    anywhere below turns line 0's thematic break into frontmatter."""
+    md = markdown._parser()
+    cache = DocumentCache()
+    text = "---\nname: x\n" + "".join(f"para {i}\n\n" for i in range(20))
+    assert cache.tokenize(md, text, {})[0].type == "hr"
+    lines = text.split("\n")
+    lines.insert(30, "---")
+    closed = "\n".join(lines)
+    got = cache.tokenize(md, closed, {})
+    assert got == md.parse(closed, {}) and got[0].type == "front_matter" and got[0].map == [0, 31]
+    typed = closed.replace("para 19", "para 19!")
+    assert cache.tokenize(md, typed, {}) == md.parse(typed, {}) and not cache.stats.full
+    assert cache.stats.blocks_parsed <= 4  # frontmatter kept: only the edited block's neighbourhood

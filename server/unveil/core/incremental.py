@@ -13,7 +13,8 @@ that reuse is exact:
   interrupting a paragraph checks its delimiter row); the cache allows a block to reach the
   second next block's start plus :data:`_MARGIN` lines. The exception is line 0, where alone the
   ``front_matter`` rule fires, and its failed attempt reads to the closing line or the end of the
-  text: a block at line 0 is always parsed again, and a block is never moved to or from line 0. So after an edit of lines ``[p, q)``: every block whose reach ends above
+  text: a block at line 0 that is not the frontmatter is parsed again when the text starts with
+  ``-``, and a block is never moved to or from line 0. So after an edit of lines ``[p, q)``: every block whose reach ends above
   ``p`` (with a margin of :data:`_MARGIN` lines) is reused as it was; parsing restarts at the
   first other block and, once it reaches a block start beyond the edit that was also a block
   start in the previous version (same text from there to the end), the previous version's
@@ -95,6 +96,15 @@ def _token_class():
             raise RuntimeError("markdown-it Token fields changed; update unveil.core.incremental._clone")
         _TOKEN.append(Token)
     return _TOKEN[0]
+
+
+def _far_reaching_start(blk: _Block, lines: list[str]) -> bool:
+    """Whether the block at line 0 may have read beyond its reach: ``front_matter`` is tried
+    there first and, when it fails (no closing line), it has read to the end of the text. It
+    reads nothing more when it succeeded (the block is the frontmatter) or when the text does
+    not start with its marker (``-``)."""
+    first = blk.tokens[0].type if blk.tokens else ""
+    return first != "front_matter" and lines[0][:1] == "-"
 
 
 def _shifted(t, delta: int):
@@ -236,7 +246,7 @@ class DocumentCache:
         blocks = old.blocks
         keep = 0
         for i, blk in enumerate(blocks):
-            if blk.start == 0:  # front_matter's attempt at line 0 reads up to its closing line, or to the end
+            if blk.start == 0 and _far_reaching_start(blk, lines):
                 break
             reach = blocks[i + 2].start + _MARGIN if i + 2 < len(blocks) else n_old + _MARGIN
             if reach >= p:
