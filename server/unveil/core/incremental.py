@@ -39,7 +39,7 @@ on the whole new version: the checks read cross-block state (duplicate reference
 unused footnotes, imports, token budgets, the grade, normalised readings that join list items
 and lines, rule windows, decoded runs), and a per-block cache of their findings could not be
 proved identical to a fresh analysis for checks in general — so none is kept (see
-``docs/lsp.md``, "Incremental analysis"). The cache objects handed to markdown-it are always
+``docs/architecture.md``, "Incremental analysis"). The cache objects handed to markdown-it are always
 fresh copies, so nothing a later stage mutates leaks into the next version.
 
 Thread safety: one :class:`DocumentCache` may be used from several analysis threads; a second
