@@ -67,3 +67,40 @@ def test_encoding_name():
     assert encoding_name("utf-32") == "utf-32"
     assert encoding_name(None) == "utf-16"
     assert encoding_name("latin-1") == "utf-16"
+
+
+def test_workspace_file_analysis_yields_to_open_documents_and_starts_again(tmp_path, monkeypatch):
+    """A file on disk being analysed in the background stops between checks when an open
+    document needs analysing, then is analysed again in full and published once."""
+    import asyncio
+
+    from unveil.core import analyze as analyze_mod
+
+    server = create_server()
+    index = server.workspace_index
+    path = tmp_path / "AGENTS.md"
+    path.write_text("# Agents\n\nRun the tests.\n", encoding="utf-8")
+    calls = {"busy": 0, "runs": 0}
+    published = []
+    monkeypatch.setattr(server, "text_document_publish_diagnostics", published.append)
+    monkeypatch.setattr(server, "settings_for", lambda p: server.settings)
+    monkeypatch.setattr(server, "open_document", lambda uri: None)  # not initialised: no workspace
+    monkeypatch.setattr(server, "open_texts", dict)
+    monkeypatch.setattr(index, "_shown", lambda p: p.name)
+
+    def busy() -> bool:  # busy for the first question the running analysis asks, idle after
+        calls["busy"] += 1
+        return calls["busy"] == 2  # 1: refresh_file's wait loop; 2: the analysis's first check
+
+    monkeypatch.setattr(server.scheduler, "any_busy", busy)
+    real = analyze_mod.analyze
+
+    def counting(*a, **k):
+        calls["runs"] += 1
+        return real(*a, **k)
+
+    monkeypatch.setattr(analyze_mod, "analyze", counting)
+    asyncio.run(index.refresh_file(path))
+    assert calls["runs"] == 2  # the first run was cancelled at its first check
+    assert len(published) == 1 and published[0].uri == path.as_uri()
+    assert index.entries[path.as_uri()] is not None

@@ -4,7 +4,9 @@
 * On ``initialized`` (setting ``workspaceScan``, default true) the server walks each workspace
   folder for agent files (:func:`unveil.core.workspace.find_agent_files`) and publishes
   diagnostics for every file that is not open (without a version). Files are analysed one at a
-  time in the analysis worker thread, so requests and open documents are served in between; the
+  time in the analysis worker thread, so requests and open documents are served in between (a
+  file's analysis stops between checks when an open document needs analysing, and starts again
+  once the open documents are analysed: a keystroke never shares the interpreter with it); the
   client sees ``$/progress`` (work done progress) when it supports ``window.workDoneProgress``.
 * ``workspace/didChangeWatchedFiles`` is registered dynamically (``**/*.md``, ``**/*.mdc``,
   ``.cursorrules``, ``.windsurfrules``, ``.clinerules`` …) when the client allows it. A created
@@ -145,8 +147,9 @@ class WorkspaceIndex:
         return set(self.importers.get(os.path.normpath(path), ()))
 
     # -- analysis of files on disk --------------------------------------------------------
-    def _analyse_disk(self, path: Path, settings, encoding: str, open_texts: dict[str, str]):
-        """Worker thread: ``(analysis, diagnostics)`` of the file on disk, or ``None``."""
+    def _analyse_disk(self, path: Path, settings, encoding: str, open_texts: dict[str, str], cancelled=None):
+        """Worker thread: ``(analysis, diagnostics)`` of the file on disk, or ``None``. Raises
+        :class:`unveil.core.analyze.Cancelled` when ``cancelled()`` turns true between checks."""
         from unveil.core import imports as imports_mod
         from unveil.core.analyze import analyze
         from unveil.lsp.features.diagnostics import to_diagnostics
@@ -161,7 +164,9 @@ class WorkspaceIndex:
             text = ws_core.read_text(path)  # core/safe_read.py: regular files only, never blocks on a FIFO
         except OSError:
             return None
-        analysis = analyze(text, str(path), settings, reader=imports_mod.disk_reader(overrides=open_texts))
+        analysis = analyze(
+            text, str(path), settings, reader=imports_mod.disk_reader(overrides=open_texts), cancelled=cancelled
+        )
         from unveil.core.discovery import documentation_policy  # the folder-scan policy, as in `unveil check`
 
         documentation_policy(analysis, getattr(settings, "documentation", "info"))
@@ -172,17 +177,35 @@ class WorkspaceIndex:
         uri = from_fs_path(str(path))
         if uri is None or self.server.open_document(uri) is not None:
             return
+        from unveil.core.analyze import Cancelled
+
         loop = asyncio.get_running_loop()
-        while self.server.scheduler.any_busy():
-            await asyncio.sleep(OPEN_FIRST_POLL_S)
-        got = await loop.run_in_executor(
-            self.executor,
-            self._analyse_disk,
-            path,
-            self.server.settings_for(str(path)),
-            self.server.encoding,
-            self.server.open_texts(),
-        )
+        scheduler = self.server.scheduler
+
+        def yield_to_open() -> bool:  # worker thread: an open document's analysis goes first
+            try:
+                return scheduler.any_busy()
+            except RuntimeError:  # the task table changed size while read: ask again at the next check
+                return False
+
+        while True:
+            while scheduler.any_busy():
+                await asyncio.sleep(OPEN_FIRST_POLL_S)
+            try:
+                got = await loop.run_in_executor(
+                    self.executor,
+                    self._analyse_disk,
+                    path,
+                    self.server.settings_for(str(path)),
+                    self.server.encoding,
+                    self.server.open_texts(),
+                    yield_to_open,
+                )
+                break
+            except Cancelled:
+                # an edit of an open document arrived: it would have shared the interpreter with
+                # this file's analysis; this file is analysed again once the edits are done
+                continue
         if self.server.open_document(uri) is not None:
             return  # opened meanwhile
         if got is None:
