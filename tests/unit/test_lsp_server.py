@@ -67,3 +67,41 @@ def test_encoding_name():
     assert encoding_name("utf-32") == "utf-32"
     assert encoding_name(None) == "utf-16"
     assert encoding_name("latin-1") == "utf-16"
+
+
+def test_workspace_file_analysis_pauses_for_open_documents(tmp_path, monkeypatch):
+    """A file on disk being analysed in the background pauses between checks while an open
+    document is analysed (its worker sleeps), then goes on: analysed once, published once."""
+    import asyncio
+
+    from unveil.core import analyze as analyze_mod
+
+    server = create_server()
+    index = server.workspace_index
+    path = tmp_path / "AGENTS.md"
+    path.write_text("# Agents\n\nRun the tests.\n", encoding="utf-8")
+    calls = {"busy": 0, "runs": 0}
+    published = []
+    monkeypatch.setattr(server, "text_document_publish_diagnostics", published.append)
+    monkeypatch.setattr(server, "settings_for", lambda p: server.settings)
+    monkeypatch.setattr(server, "open_document", lambda uri: None)  # not initialised: no workspace
+    monkeypatch.setattr(server, "open_texts", dict)
+    monkeypatch.setattr(index, "_shown", lambda p: p.name)
+
+    def busy() -> bool:  # 1: refresh_file's wait loop (idle); 2-4: an open document is analysed
+        calls["busy"] += 1
+        return 2 <= calls["busy"] <= 4
+
+    monkeypatch.setattr(server.scheduler, "any_busy", busy)
+    real = analyze_mod.analyze
+
+    def counting(*a, **k):
+        calls["runs"] += 1
+        return real(*a, **k)
+
+    monkeypatch.setattr(analyze_mod, "analyze", counting)
+    asyncio.run(index.refresh_file(path))
+    assert calls["runs"] == 1  # paused, not cancelled: no work repeated
+    assert calls["busy"] >= 5  # the first check boundary waited through the busy answers
+    assert len(published) == 1 and published[0].uri == path.as_uri()
+    assert path.as_uri() in index.entries

@@ -97,6 +97,7 @@ def analyze(
     reader=None,
     resolve_imports: bool = True,
     cancelled=None,
+    incremental=None,
 ) -> Analysis:
     """Analyse ``text`` (the file at ``path``, if known; it selects the file kind).
 
@@ -104,12 +105,18 @@ def analyze(
     of waiting for it. ``reader(path) -> str | None`` reads files that CLAUDE.md / GEMINI.md
     ``@imports`` name (default: the file system, :func:`unveil.core.imports.disk_reader`). Never raises for any input text: a failing check is logged and reported
     as an ``UNV001`` error finding so nothing is left unscanned silently.
+    ``incremental``: the document's :class:`unveil.core.incremental.DocumentCache` (the language
+    server keeps one per open document), reused between versions; the result is the same.
     """
     if count_tokens:
         tokens.wait()  # token budgets (TOK rules) need counts: load the tokenizer first
     doc = Document(text)
-    md = markdown.parse(doc)
-    fm = frontmatter.parse(text)
+    if incremental is not None:
+        md = markdown.parse(doc, incremental.tokenize)
+        fm = incremental.frontmatter(text)
+    else:
+        md = markdown.parse(doc)
+        fm = frontmatter.parse(text)
     kind = kinds.detect_kind(path, fm.mapping, settings.kind_map)
     tree = _resolve_imports(text, path, kind, md, reader) if resolve_imports else None
     ctx = Context(doc=doc, markdown=md, kind=kind, settings=settings, path=path, imports=tree, frontmatter=fm)

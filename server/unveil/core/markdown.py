@@ -506,21 +506,23 @@ def _inline_text(tok) -> str:
 # -- parse ----------------------------------------------------------------------------------
 
 
-def parse(doc: Document) -> MarkdownLayer:
+def parse(doc: Document, tokenize=None) -> MarkdownLayer:
     """Parse ``doc`` into a :class:`MarkdownLayer`. Never raises on any text: when markdown-it
-    (or the mapping) fails, the layer holds what was collected and ``error`` says why."""
+    (or the mapping) fails, the layer holds what was collected and ``error`` says why.
+    ``tokenize(md, text, env) -> tokens``, when given, stands in for ``md.parse(text, env)`` and
+    must return the same tokens (:meth:`unveil.core.incremental.DocumentCache.tokenize`)."""
     layer = MarkdownLayer()
     try:
-        _fill(doc, layer)
+        _fill(doc, layer, tokenize)
     except Exception as exc:  # noqa: BLE001 - the layer must never raise
         log.warning("markdown parse failed: %s", exc, exc_info=True)
         layer.error = f"{type(exc).__name__}: {exc}"
     return layer
 
 
-def _fill(doc: Document, layer: MarkdownLayer) -> None:
+def _fill(doc: Document, layer: MarkdownLayer, tokenize=None) -> None:
     env: dict = {}
-    tokens = _parser().parse(doc.text, env)
+    tokens = _parser().parse(doc.text, env) if tokenize is None else tokenize(_parser(), doc.text, env)
     heading_marks: list[tuple[int, int, str]] = []
     footnote_defs: list[tuple[str, int, int, int]] = []
     inline_blocks = []

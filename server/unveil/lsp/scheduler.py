@@ -6,11 +6,10 @@ analysis takes about a millisecond (lsp-engineering.md §7). Instead:
 * when nothing runs for a URI, analyse at once;
 * while an analysis runs, further requests only mark the URI dirty, so when it finishes the
   *newest* version is analysed next and the intermediate ones are skipped;
-* a delay is added only when asked for: ``delay_for(uri)`` (seconds) returns the configured
-  ``debounceMs`` plus an adaptive part for documents whose last analysis was slow; the
-  adaptive part is meant only for runs that follow edits made during a run (a burst of typing:
-  :meth:`LatestWinsScheduler.following` is ``True`` while ``delay_for`` is asked for such a
-  run), never for a single edit, which is analysed at once.
+* a delay is added only when asked for: ``delay_for(uri)`` (seconds); the server returns the
+  configured ``debounceMs`` (0 by default) and nothing adaptive. A caller that wants to tell
+  bursts apart can ask :meth:`LatestWinsScheduler.following`, which is ``True`` while
+  ``delay_for`` is asked for a run that follows edits made during the previous run.
 
 The callback ``run(uri)`` reads the document's current text and version itself and must not
 publish results for a version older than the document's current one; the scheduler only

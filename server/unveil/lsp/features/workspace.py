@@ -4,7 +4,9 @@
 * On ``initialized`` (setting ``workspaceScan``, default true) the server walks each workspace
   folder for agent files (:func:`unveil.core.workspace.find_agent_files`) and publishes
   diagnostics for every file that is not open (without a version). Files are analysed one at a
-  time in the analysis worker thread, so requests and open documents are served in between; the
+  time in the analysis worker thread, so requests and open documents are served in between (a
+  file's analysis pauses between two checks while an open document is being analysed, so a
+  keystroke shares the interpreter with at most the rest of one check); the
   client sees ``$/progress`` (work done progress) when it supports ``window.workDoneProgress``.
 * ``workspace/didChangeWatchedFiles`` is registered dynamically (``**/*.md``, ``**/*.mdc``,
   ``.cursorrules``, ``.windsurfrules``, ``.clinerules`` …) when the client allows it. A created
@@ -23,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -41,6 +44,11 @@ SCAN_START_DELAY_S = 0.5
 """Seconds between ``initialized`` and the start of the workspace scan."""
 OPEN_FIRST_POLL_S = 0.05
 """While an open document waits for analysis, the scan checks again after this many seconds."""
+PAUSE_POLL_S = 0.005
+"""A file's background analysis, paused between two checks while an open document is analysed,
+looks again after this many seconds (the worker sleeps: it does not hold the interpreter)."""
+PAUSE_MAX_S = 5.0
+"""Longest pause at one check boundary; then the background analysis goes on regardless."""
 
 WATCH_GLOBS = (
     "**/*.md",
@@ -145,8 +153,9 @@ class WorkspaceIndex:
         return set(self.importers.get(os.path.normpath(path), ()))
 
     # -- analysis of files on disk --------------------------------------------------------
-    def _analyse_disk(self, path: Path, settings, encoding: str, open_texts: dict[str, str]):
-        """Worker thread: ``(analysis, diagnostics)`` of the file on disk, or ``None``."""
+    def _analyse_disk(self, path: Path, settings, encoding: str, open_texts: dict[str, str], cancelled=None):
+        """Worker thread: ``(analysis, diagnostics)`` of the file on disk, or ``None``.
+        ``cancelled()`` is asked between checks (:func:`unveil.core.analyze.analyze`)."""
         from unveil.core import imports as imports_mod
         from unveil.core.analyze import analyze
         from unveil.lsp.features.diagnostics import to_diagnostics
@@ -161,7 +170,9 @@ class WorkspaceIndex:
             text = ws_core.read_text(path)  # core/safe_read.py: regular files only, never blocks on a FIFO
         except OSError:
             return None
-        analysis = analyze(text, str(path), settings, reader=imports_mod.disk_reader(overrides=open_texts))
+        analysis = analyze(
+            text, str(path), settings, reader=imports_mod.disk_reader(overrides=open_texts), cancelled=cancelled
+        )
         from unveil.core.discovery import documentation_policy  # the folder-scan policy, as in `unveil check`
 
         documentation_policy(analysis, getattr(settings, "documentation", "info"))
@@ -173,7 +184,20 @@ class WorkspaceIndex:
         if uri is None or self.server.open_document(uri) is not None:
             return
         loop = asyncio.get_running_loop()
-        while self.server.scheduler.any_busy():
+        scheduler = self.server.scheduler
+
+        def pause_for_open() -> bool:  # worker thread, between checks: an open document goes first
+            until = time.monotonic() + PAUSE_MAX_S  # bounded: a loop that stopped never blocks exit
+            while time.monotonic() < until:
+                try:
+                    if not scheduler.any_busy():
+                        break
+                except RuntimeError:  # the task table changed size while read: look again
+                    pass
+                time.sleep(PAUSE_POLL_S)
+            return False  # never cancel: the work done so far is kept
+
+        while scheduler.any_busy():
             await asyncio.sleep(OPEN_FIRST_POLL_S)
         got = await loop.run_in_executor(
             self.executor,
@@ -182,6 +206,7 @@ class WorkspaceIndex:
             self.server.settings_for(str(path)),
             self.server.encoding,
             self.server.open_texts(),
+            pause_for_open,
         )
         if self.server.open_document(uri) is not None:
             return  # opened meanwhile

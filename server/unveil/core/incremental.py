@@ -1,0 +1,467 @@
+"""Per-document caches that make re-analysing the next version of an edited document cheaper,
+with results identical to a fresh :func:`unveil.core.analyze.analyze` of the same text.
+
+The language server keeps one :class:`DocumentCache` per open document and passes it to
+``analyze(..., incremental=cache)``; the CLI never does. What is reused between versions, and why
+that reuse is exact:
+
+* **markdown-it's block tokens, per top-level block** (:meth:`DocumentCache.tokenize`). A
+  top-level block rule started at line ``L`` reads only lines ``>= L`` (markdown-it's block
+  rules look forward; the block loop's look-back, ``isEmpty(line - 1)``, only sets
+  ``state.tight``, which no top-level rule reads), and its rules, those that fail included, read
+  at most up to the first line of the next top-level block, plus the line after it (a table
+  interrupting a paragraph checks its delimiter row); the cache allows a block to reach the
+  second next block's start plus :data:`_MARGIN` lines. The exception is line 0, where alone the
+  ``front_matter`` rule fires, and its failed attempt reads to the closing line or the end of the
+  text: a block at line 0 that is not the frontmatter is parsed again when the text starts with
+  ``-``, and a block is never moved to or from line 0. So after an edit of lines ``[p, q)``: every block whose reach ends above
+  ``p`` (with a margin of :data:`_MARGIN` lines) is reused as it was; parsing restarts at the
+  first other block and, once it reaches a block start beyond the edit that was also a block
+  start in the previous version (same text from there to the end), the previous version's
+  blocks from there on are reused with their line maps shifted. Block rules also write the
+  parse environment (reference and footnote definitions, in document order, first one wins): a
+  version or a previous version with any of those is parsed in full.
+* **markdown-it's inline tokens, per inline token content**: the inline parse of a content
+  string is a function of that string and of the parse environment. Lists and sets in the
+  environment are write-only accumulators (unveil's entity and used-label records); every other
+  value (footnote state) is part of the cache key by its exact ``repr`` (when short). When the
+  block phase wrote no definitions, a (content, key) seen in the previous version gets a copy
+  of the previous children, and what that parse did to the environment (items appended, values
+  set) is replayed in document order. A parse that does anything else to the environment stops
+  the reuse for the rest of that version. Records that name the content string by identity
+  (unveil's position records: ``pos[2] is content``) are rebound to the new token's string.
+* **the frontmatter** (:meth:`DocumentCache.frontmatter`): :func:`unveil.core.frontmatter.parse`
+  reads only the frontmatter block; it is reused while the text up to the body start and the
+  block's span are unchanged.
+
+Everything else (the markdown layer built from the tokens, every check, the token report) runs
+on the whole new version: the checks read cross-block state (duplicate reference definitions,
+unused footnotes, imports, token budgets, the grade, normalised readings that join list items
+and lines, rule windows, decoded runs), and a per-block cache of their findings could not be
+proved identical to a fresh analysis for checks in general — so none is kept (see
+``docs/architecture.md``, "Incremental analysis"). The cache objects handed to markdown-it are always
+fresh copies, so nothing a later stage mutates leaks into the next version.
+
+Thread safety: one :class:`DocumentCache` may be used from several analysis threads; a second
+concurrent use does a plain full parse instead of waiting.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+_MARGIN = 2
+"""Extra lines beyond the second next block's first line that a top-level block's parse is
+allowed to have read (one block and one line would do; see the module docstring)."""
+
+
+def _clone(t):
+    """A deep copy of a markdown-it ``Token`` (children included); ``meta`` and ``attrs`` are
+    copied one level deep (their values are immutable: positions, labels, ids). Fills the slots
+    directly: four times faster than the dataclass constructor, which matters at ~1,300 tokens
+    per 300 lines."""
+    c = _new(_token_class())
+    c.type = t.type
+    c.tag = t.tag
+    c.nesting = t.nesting
+    c.attrs = dict(t.attrs) if t.attrs else {}
+    m = t.map
+    c.map = [m[0], m[1]] if m is not None else None
+    c.level = t.level
+    ch = t.children
+    c.children = [_clone(x) for x in ch] if ch else ([] if ch is not None else None)
+    c.content = t.content
+    c.markup = t.markup
+    c.info = t.info
+    c.meta = dict(t.meta) if t.meta else {}
+    c.block = t.block
+    c.hidden = t.hidden
+    return c
+
+
+_new = object.__new__
+_TOKEN: list = []
+
+
+def _token_class():
+    if not _TOKEN:
+        from markdown_it.token import Token
+
+        fields = (
+            "type", "tag", "nesting", "attrs", "map", "level", "children", "content", "markup", "info", "meta",
+            "block", "hidden",
+        )  # fmt: skip
+        if tuple(getattr(Token, "__slots__", ())) != fields:  # pragma: no cover - markdown-it changed
+            raise RuntimeError("markdown-it Token fields changed; update unveil.core.incremental._clone")
+        _TOKEN.append(Token)
+    return _TOKEN[0]
+
+
+def _far_reaching_start(blk: _Block, lines: list[str]) -> bool:
+    """Whether the block at line 0 may have read beyond its reach: ``front_matter`` is tried
+    there first and, when it fails (no closing line), it has read to the end of the text. It
+    reads nothing more when it succeeded (the block is the frontmatter) or when the text does
+    not start with its marker (``-``)."""
+    first = blk.tokens[0].type if blk.tokens else ""
+    return first != "front_matter" and lines[0][:1] == "-"
+
+
+def _shifted(t, delta: int):
+    c = _clone(t)
+    if c.map is not None and delta:
+        c.map = [c.map[0] + delta, c.map[1] + delta]
+    return c
+
+
+@dataclass
+class _Block:
+    """One top-level block of the previous version: the line its rule started at and the
+    block-phase tokens it produced (pristine copies, never handed out)."""
+
+    start: int
+    tokens: list
+
+
+@dataclass
+class _Parsed:
+    lines: list[str]
+    blocks: list[_Block]
+    env_clean: bool  # the block phase wrote nothing into the environment
+    inline: dict = field(default_factory=dict)  # content -> (pristine children, env delta) | None
+
+
+@dataclass
+class Stats:
+    """What the last :meth:`DocumentCache.tokenize` reused (for tests and profiles)."""
+
+    full: bool = True
+    blocks_reused: int = 0
+    blocks_parsed: int = 0
+    inline_reused: int = 0
+    inline_parsed: int = 0
+
+
+class DocumentCache:
+    """Reusable results of one document's previous version (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._parsed: _Parsed | None = None
+        self._fm: tuple | None = None  # (span, prefix, Frontmatter)
+        self.stats = Stats()
+
+    # -- frontmatter -------------------------------------------------------------------
+    def frontmatter(self, text: str):
+        """:func:`unveil.core.frontmatter.parse` of ``text``, reused while the frontmatter block
+        (the text up to the body start, and its span) is unchanged."""
+        from unveil.core import frontmatter
+
+        try:
+            span = frontmatter.find_span(text)
+        except Exception:  # noqa: BLE001 - parse() reports it
+            span = None
+        if span is None:
+            return frontmatter.parse(text)
+        prefix = text[: span.body_start]
+        got = self._fm
+        if got is not None and got[0] == span and got[1] == prefix:
+            return got[2]
+        fm = frontmatter.parse(text)
+        self._fm = (span, prefix, fm)
+        return fm
+
+    # -- markdown-it -------------------------------------------------------------------
+    def tokenize(self, md, text: str, env: dict) -> list:
+        """``md.parse(text, env)``, reusing the previous version's blocks and inline parses where
+        that is exact (module docstring). ``md`` is the configured ``MarkdownIt`` instance."""
+        if not self._lock.acquire(blocking=False):
+            return md.parse(text, env)
+        try:
+            return self._tokenize(md, text, env)
+        finally:
+            self._lock.release()
+
+    def _tokenize(self, md, text: str, env: dict) -> list:
+        from markdown_it.rules_core.state_core import StateCore
+
+        state = StateCore(text, md, env)
+        stats = Stats()
+        rules = [(r.name, r.fn) for r in md.core.ruler.__rules__ if r.enabled]
+        parsed: _Parsed | None = None
+        for name, fn in rules:
+            if name == "block" and not state.inlineMode:
+                parsed = self._block(md, state, stats)
+            elif name == "inline" and parsed is not None:
+                self._inline(md, state, parsed, stats)
+            else:
+                fn(state)
+        self.stats = stats
+        if parsed is not None:
+            self._parsed = parsed
+        return state.tokens
+
+    def _block(self, md, state, stats: Stats) -> _Parsed:
+        """The block phase into ``state.tokens``; returns what the next version may reuse."""
+        from markdown_it.rules_block.state_block import StateBlock
+
+        src = state.src
+        lines = src.split("\n")
+        old = self._parsed
+        if not src:
+            return _Parsed(lines, [], not state.env)
+        if old is not None and old.env_clean and not state.env:
+            env_before = dict(state.env)
+            out: list = []
+            bstate = StateBlock(src, md, state.env, out)
+            blocks = self._reparse(md, bstate, old, lines, stats)
+            if blocks is not None and not state.env:
+                state.tokens.extend(out)
+                return _Parsed(lines, blocks, True)
+            state.env.clear()  # a definition appeared: parse the whole version afresh
+            state.env.update(env_before)
+        stats.full = True
+        stats.blocks_reused = stats.blocks_parsed = 0
+        out = []
+        bstate = StateBlock(src, md, state.env, out)
+        blocks = []
+        self._loop(md, bstate, bstate.line, bstate.lineMax, blocks, None)
+        stats.blocks_parsed = len(blocks)
+        state.tokens.extend(out)
+        return _Parsed(lines, [_Block(b.start, [_clone(t) for t in b.tokens]) for b in blocks], not state.env)
+
+    def _reparse(self, md, bstate, old: _Parsed, lines: list[str], stats: Stats) -> list[_Block] | None:
+        """Block phase of the new version from the previous one; ``None`` to parse in full."""
+        a, b = old.lines, lines
+        n_old, n_new = len(a), len(b)
+        p = 0
+        m = min(n_old, n_new)
+        while p < m and a[p] == b[p]:
+            p += 1
+        s = 0
+        while s < m - p and a[n_old - 1 - s] == b[n_new - 1 - s]:
+            s += 1
+        delta = n_new - n_old
+        suffix_old = n_old - s  # old lines >= this are unchanged (new: + delta)
+        blocks = old.blocks
+        keep = 0
+        for i, blk in enumerate(blocks):
+            if blk.start == 0 and _far_reaching_start(blk, lines):
+                break
+            reach = blocks[i + 2].start + _MARGIN if i + 2 < len(blocks) else n_old + _MARGIN
+            if reach >= p:
+                break
+            keep = i + 1
+        starts = {blk.start: i for i, blk in enumerate(blocks) if blk.start >= suffix_old}
+        out_tokens = bstate.tokens
+        new_blocks: list[_Block] = []
+        for blk in blocks[:keep]:
+            out_tokens.extend(_clone(t) for t in blk.tokens)
+            new_blocks.append(blk)
+        if keep == len(blocks) and blocks:  # unreachable with the margin, but never guess
+            return None
+        resume = blocks[keep].start if keep else 0  # lines before the first block may have changed
+
+        def resync(line: int) -> int | None:
+            # line 0 is special (the front_matter rule fires only there): never resync at it
+            if line <= 0 or line - delta <= 0 or line - delta < suffix_old:
+                return None
+            return starts.get(line - delta)
+
+        parsed: list[_Block] = []
+        hit = self._loop(md, bstate, resume, bstate.lineMax, parsed, resync)
+        stats.full = False
+        stats.blocks_reused = keep
+        stats.blocks_parsed = len(parsed)
+        new_blocks.extend(_Block(x.start, [_clone(t) for t in x.tokens]) for x in parsed)
+        if hit is not None:
+            for blk in blocks[hit:]:
+                kept = blk if not delta else _Block(blk.start + delta, [_shifted(t, delta) for t in blk.tokens])
+                out_tokens.extend(_clone(t) for t in kept.tokens)
+                new_blocks.append(kept)
+                stats.blocks_reused += 1
+        return new_blocks
+
+    @staticmethod
+    def _loop(md, state, start: int, end: int, blocks: list, resync) -> int | None:
+        """markdown-it's ``ParserBlock.tokenize`` at the top level (same steps), recording each
+        top-level block; stops at a line where ``resync(line)`` gives a previous block index and
+        returns that index (else ``None``)."""
+        rules = md.block.ruler.getRules("")
+        max_nesting = md.options.maxNesting
+        line = start
+        has_empty = False
+        while line < end:
+            state.line = line = state.skipEmptyLines(line)
+            if line >= end:
+                break
+            if resync is not None:
+                hit = resync(line)
+                if hit is not None:
+                    return hit
+            if state.sCount[line] < state.blkIndent:
+                break
+            if state.level >= max_nesting:
+                state.line = end
+                break
+            n0 = len(state.tokens)
+            ok = False
+            for rule in rules:
+                ok = rule(state, line, end, False)
+                if ok:
+                    if state.line <= line:
+                        raise RuntimeError("block rule didn't increment state.line")
+                    break
+            if not ok:
+                raise RuntimeError("none of the block rules matched")
+            blocks.append(_Block(line, state.tokens[n0:]))
+            state.tight = not has_empty
+            line = state.line
+            if (line - 1) < end and state.isEmpty(line - 1):
+                has_empty = True
+            if line < end and state.isEmpty(line):
+                has_empty = True
+                line += 1
+                state.line = line
+        return None
+
+    def _inline(self, md, state, parsed: _Parsed, stats: Stats) -> None:
+        """markdown-it's core ``inline`` rule, reusing the previous version's parse of an
+        unchanged content string when the block phase wrote no definitions."""
+        old = self._parsed.inline if (self._parsed is not None and parsed.env_clean) else {}
+        reuse = parsed.env_clean
+        env = state.env
+        new_cache: dict = {}
+        for token in state.tokens:
+            if token.type != "inline":
+                continue
+            if token.children is None:
+                token.children = []
+            content = token.content
+            before = _snapshot(env) if reuse else None
+            if before is None:
+                reuse = False
+            key = (content, before[0]) if before is not None else None
+            got = (old.get(key) or new_cache.get(key)) if key is not None else None
+            if got is not None:
+                children, delta, src = got
+                fresh = [_clone(c) for c in children]
+                if src is not content:
+                    _rebind_children(fresh, src, content)
+                    delta = _rebind_delta(delta, src, content)
+                token.children.extend(fresh)
+                _replay(env, delta)
+                new_cache[key] = (children, delta, src) if src is content else got
+                stats.inline_reused += 1
+                continue
+            md.inline.parse(content, md, env, token.children)
+            stats.inline_parsed += 1
+            if key is not None:
+                delta = _delta(env, before)
+                if delta is None:
+                    reuse = False
+                else:
+                    new_cache[key] = ([_clone(c) for c in token.children], delta, content)
+        parsed.inline = new_cache
+
+
+_SMALL = 256
+"""Longest ``repr`` of an environment value other than a list or set that the inline reuse keys on."""
+
+
+def _snapshot(env: dict) -> tuple | None:
+    """``(key, sizes)`` of the environment before one inline parse: ``key`` holds the exact
+    ``repr`` of every value that is not a list or a set (what the parse may read; ``None`` when
+    one is longer than :data:`_SMALL`), ``sizes`` the lists' lengths and copies of the sets."""
+    key = []
+    sizes: dict[str, tuple] = {}
+    for k, v in env.items():
+        if isinstance(v, list):
+            sizes[k] = ("l", len(v))
+        elif isinstance(v, set):
+            sizes[k] = ("s", set(v))
+        else:
+            r = repr(v)
+            if len(r) > _SMALL:
+                return None
+            key.append((k, r))
+            sizes[k] = ("v", r)
+    return tuple(key), sizes
+
+
+def _delta(env: dict, before: tuple | None) -> list | None:
+    """What one inline parse did to the environment: ``[(key, kind, items)]`` with kind ``"l"``
+    (items appended to a list), ``"s"`` (added to a set) or ``"v"`` (a small value set to a new
+    one, kept as a copy); ``None`` when it did anything else (removed a key, shrank a list,
+    changed a value's type, left a large value)."""
+    import copy
+
+    if before is None:
+        return None
+    sizes = before[1]
+    out: list[tuple] = []
+    if any(k not in env for k in sizes):
+        return None
+    for k, v in env.items():
+        was = sizes.get(k)
+        if isinstance(v, list):
+            if was is not None and was[0] != "l":
+                return None
+            n = 0 if was is None else was[1]
+            if len(v) < n:
+                return None
+            if len(v) > n:
+                out.append((k, "l", list(v[n:])))
+        elif isinstance(v, set):
+            if was is not None and was[0] != "s":
+                return None
+            prev = set() if was is None else was[1]
+            if not prev <= v:
+                return None
+            if len(v) != len(prev):
+                out.append((k, "s", set(v - prev)))
+        else:
+            if was is not None and was[0] != "v":
+                return None
+            r = repr(v)
+            if len(r) > _SMALL:
+                return None
+            if was is None or was[1] != r:
+                out.append((k, "v", copy.deepcopy(v)))
+    return out
+
+
+def _rebind(value, src: str, content: str):
+    """``value`` with every element of a tuple that *is* ``src`` replaced by ``content``: the
+    markdown layer matches an inline parse's records to their token by the identity of the
+    content string (``pos[2] is content``), and a reused parse recorded the old string."""
+    if isinstance(value, tuple) and any(e is src for e in value):
+        return tuple(content if e is src else e for e in value)
+    return value
+
+
+def _rebind_children(children: list, src: str, content: str) -> None:
+    for c in children:
+        if c.meta:
+            c.meta = {k: _rebind(v, src, content) for k, v in c.meta.items()}
+        if c.children:
+            _rebind_children(c.children, src, content)
+
+
+def _rebind_delta(delta: list, src: str, content: str) -> list:
+    return [
+        (k, kind, [_rebind(v, src, content) for v in items]) if kind == "l" else (k, kind, items)
+        for k, kind, items in delta
+    ]
+
+
+def _replay(env: dict, delta: list) -> None:
+    import copy
+
+    for k, kind, items in delta:
+        if kind == "l":
+            env.setdefault(k, []).extend(items)
+        elif kind == "s":
+            env.setdefault(k, set()).update(items)
+        else:
+            env[k] = copy.deepcopy(items)
