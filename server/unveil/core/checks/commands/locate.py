@@ -11,6 +11,7 @@ import re
 from unveil.core import shell
 from unveil.core.checks.commands.findings import command_findings
 from unveil.core.checks.commands.frontmatter import frontmatter_findings
+from unveil.core.checks.commands.prose import prose_findings
 from unveil.core.checks.commands.vocabulary import KNOWN_COMMANDS
 from unveil.core.document import Document
 from unveil.core.findings import Finding
@@ -285,4 +286,5 @@ def check(ctx) -> list[Finding]:
                 stripped, _c = _strip_prompts("\n".join(pieces), False)
                 out.extend(command_findings(stripped, OffsetMap(tuple(pts)), "code"))
     out.extend(frontmatter_findings(ctx))
+    out.extend(prose_findings(ctx))
     return out
