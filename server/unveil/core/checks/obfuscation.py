@@ -762,6 +762,11 @@ def obey_frame(text: str, start: int, end: int) -> bool:
 _PCT_TOKEN = re.compile(r"[^\s`'\"<>]*%[0-9A-Fa-f]{2}[^\s`'\"<>]*")
 
 
+def _PCT_STOP(ch: str) -> bool:
+    return ch.isspace() or ch in "`'\"<>"
+
+
+
 def _find_percent_prose(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
     """Percent-encoded text whose escapes are spaces and punctuation (``Append%20the%20contents…``),
     which :data:`_PERCENT` runs (escapes of letters) do not cover: a run without whitespace holding
@@ -770,7 +775,21 @@ def _find_percent_prose(text: str, exempt: list[tuple[int, int]]) -> list[Decode
     from urllib.parse import unquote
 
     out = []
-    for m in _PCT_TOKEN.finditer(text):
+    tokens: list[tuple[int, int]] = []
+    for pm in _PERCENT.finditer(text):  # the escapes, then the run without whitespace around each
+        if tokens and pm.start() < tokens[-1][1]:
+            continue
+        a = pm.start()
+        while a > 0 and not _PCT_STOP(text[a - 1]) and pm.start() - a < 4096:
+            a -= 1
+        b = pm.end()
+        while b < len(text) and not _PCT_STOP(text[b]) and b - pm.end() < 4096:
+            b += 1
+        tokens.append((a, b))
+    for a, b in tokens:
+        m = _PCT_TOKEN.fullmatch(text, a, b)
+        if m is None:
+            continue
         tok = m.group(0)
         escapes = _PERCENT.findall(tok)
         if len(escapes) < 3 or _inside(exempt, m.start(), m.end()):

@@ -48,6 +48,7 @@ All offsets are code points into the analysed text. Nothing here raises on any i
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -99,8 +100,11 @@ _SEND = re.compile(
     r"append|appending|paste|pasting|quote|quoting|share|sharing|forward|forwarding|e-?mail|mail|report|"
     r"list|listing|leak|leaking|dump|dumping|transmit|exfiltrate|publish|embed|echo|pipe|piping|file|open|create|"
     r"raise|tweet|cop(?:y|ying)\s+(?:it|them|that|this|\S+)\s+(?:to|into|in)|print\s+\S+(?:\s+\S+)?\s+(?:to|into|in)|"
-    r"relay|push|curl|wget|mirror|sync)\b"
+    r"relay)\b"
 )
+_AUTH_USE = re.compile(r"(?i)\b(?:authori[sz]ation|authenticat\w+|auth\s+header|bearer|headers?|x-api-key|api-key\s+header)\b")
+"""A secret used to authenticate to the URL (a header, a bearer token): how an API key is meant to
+be used with its own service, not a leak (the parsed command judge sees the command itself)."""
 _STORE = re.compile(r"(?i)\b(?:add|adding|put|putting|write|writing|insert|inserting|place|include|including)\b")
 
 _STRONG_SINK = re.compile(
@@ -147,51 +151,103 @@ _PROSE_PATH = re.compile(r"[^\s`'\"<>()\[\]{}|,;]+")
 _TRIM = "*_.:!?"
 
 
+_LIT_RUN = re.compile(r"(?:\\\.|[A-Za-z0-9_-])+")
+_EXTRA_LITERALS = (
+    "crontab",
+    "cron entr",
+    "cron job",
+    "cron line",
+    "cron table",
+    "launch agent",
+    "launchagents",
+    "launch daemon",
+    "launchdaemons",
+    "launchd",
+    "login item",
+    "systemd",
+    "autostart",
+    "startup folder",
+    "start-up folder",
+    "rc file",
+    "start-up file",
+    "startup file",
+    "profile file",
+    "-checkout hook",
+    "-merge hook",
+    "-commit hook",
+    "-push hook",
+    "-rewrite hook",
+    "git/hooks",
+    "settings.json",
+    "hooks.json",
+    "mcp.json",
+    "_key",
+    "_token",
+    "_secret",
+    "_password",
+    "_passwd",
+    "_pat",
+    "_credential",
+    "apikey",
+    "printenv",
+    "environ",
+    "process.env",
+    "`env`",
+    "credential",
+    "password",
+    "secret",
+    "token",
+    "private key",
+)
+
+
+_TOO_COMMON = frozenset({".json", ".yml", ".yaml", ".toml", ".xml", ".conf", ".config", ".local", ".git", ".pth", ".env."})
+"""Catalogue pieces too common to be candidates on their own (file extensions, ``.git``): the
+paths that hold them have another piece (``git/hooks``, ``settings.json``) or an extra literal."""
+
+
 @lru_cache(maxsize=1)
-def _prefilter() -> re.Pattern[str]:
-    """Candidate literals: the longest literal piece of every catalogue path (both catalogues),
-    plus the words the location, secret and environment patterns start from. A text with none
-    of them has no finding here."""
-    lits: set[str] = set()
+def _literals() -> tuple[str, ...]:
+    """Candidate literals (lower case): from every catalogue path (both catalogues), its pieces
+    that name a file or folder of their own — a dotfile (``.npmrc``, ``.bashrc``), a name with a
+    dot or underscore (``credentials.json``, ``id_rsa``) — plus the location, secret and
+    environment words of :data:`_EXTRA_LITERALS`. A text with none of them has no finding here."""
+    lits: set[str] = set(_EXTRA_LITERALS)
     for cat in ("persistence_paths", "secret_paths"):
         for loc in load_locations(cat):
             for rx in loc.paths:
-                pieces = re.split(r"\\.|[\[\](){}*+?^$|]", rx.pattern)
-                lits.update(p for p in re.findall(r"[A-Za-z0-9_][A-Za-z0-9_-]{2,}", " ".join(pieces)))
-    words = [
-        "crontab",
-        "cron",
-        "launch",
-        "launchd",
-        "login item",
-        "systemd",
-        "autostart",
-        "startup",
-        "start-up",
-        "hook",
-        "rc file",
-        "profile",
-        "_KEY",
-        "_TOKEN",
-        "_SECRET",
-        "_PASSWORD",
-        "_PAT",
-        "KEY",
-        "TOKEN",
-        "SECRET",
-        "printenv",
-        "environ",
-        "process.env",
-        "`env`",
-        "variable",
-        "credential",
-        "password",
-        "secret",
-        "token",
-        "private key",
-    ]
-    alts = sorted({re.escape(x) for x in lits | set(words)}, key=len, reverse=True)
-    return re.compile("|".join(alts), re.IGNORECASE)
+                for run in _LIT_RUN.findall(rx.pattern):
+                    lit = run.replace("\\.", ".").lower()
+                    if lit in _TOO_COMMON:
+                        continue
+                    if len(lit) >= 4 and (lit.startswith(".") or "." in lit or "_" in lit):
+                        lits.add(lit)
+                    elif len(lit) >= 8 and lit.isalpha():
+                        lits.add(lit)  # launchagents, keychains, autostart …
+    return tuple(sorted(lits))
+
+
+@lru_cache(maxsize=1)
+def _automaton():
+    """One Aho–Corasick automaton (``ahocorasick-rs``) over :func:`_literals`, or ``None``."""
+    try:
+        import ahocorasick_rs as ac
+
+        return ac.AhoCorasick(list(_literals()), matchkind=ac.MatchKind.LeftmostLongest)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def candidates(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` code-point offsets in ``text`` of every candidate literal, in order:
+    one Aho–Corasick pass over the lower-cased text (a regex alternation when case folding
+    changes the length or the automaton is missing)."""
+    low = text.lower()
+    auto = _automaton()
+    if auto is not None and len(low) == len(text):
+        return [(a, b) for _i, a, b in auto.find_matches_as_indexes(low)]
+    rx = re.compile("|".join(re.escape(x) for x in sorted(_literals(), key=len, reverse=True)), re.I)
+    return [m.span() for m in rx.finditer(text)]
 
 
 # --------------------------------------------------------------------------- sentences
@@ -319,7 +375,7 @@ def _exfil_hit(vt: str, s: int, e: int) -> Hit | None:
     if strong is not None and (verb is not None or _STORE.search(sent)):
         sink = strong
         verb = verb or _STORE.search(sent)
-    elif url is not None and verb is not None and concrete:
+    elif url is not None and verb is not None and concrete and not _AUTH_USE.search(sent):
         sink = url
     if sink is None:
         return None
@@ -335,7 +391,10 @@ def _exfil_hit(vt: str, s: int, e: int) -> Hit | None:
 
 def judge_sentence(vt: str, s: int, e: int) -> list[Hit]:
     """Both concept pairs on the sentence ``vt[s:e]`` (view offsets)."""
-    out = []
+    out: list[Hit] = []
+    sent = vt[s:e]
+    if not (_WRITE.search(sent) or _SEND.search(sent) or _STORE.search(sent)):
+        return out
     for fn in (_persistence_hit, _exfil_hit):
         h = fn(vt, s, e)
         if h is not None:
@@ -349,21 +408,29 @@ _OPTS = {
 }
 
 
+_CODE_SPAN = re.compile(r"`[^`\n]{1,400}`")
+_STOPS = re.compile(r"[.!?]")
+
+
 def _scan(dc: cx.DocContext, skip: list[tuple[int, int]]) -> list[Finding]:
     view = dc.view
     vt = view.text
-    pre = _prefilter()
     seen: set[tuple[int, int]] = set()
     out: list[Finding] = []
     last_end = -1
-    for m in pre.finditer(vt):
-        if m.start() < last_end:
+    # sentence bounds ignore the full stops inside inline code (`. ~/.kit/env.sh`, `node -v.`)
+    bounds_text = _CODE_SPAN.sub(lambda m: _STOPS.sub("_", m.group(0)), vt) if "`" in vt else vt
+    skip = sorted(skip)
+    skip_starts = [a for a, _b in skip]
+    for cs, ce in candidates(vt):
+        if cs < last_end:
             continue
-        o = view.orig_start(m.start())
-        if any(a <= o < b for a, b in skip):
+        o = view.orig_start(cs)
+        k = bisect.bisect_right(skip_starts, o) - 1
+        if k >= 0 and o < skip[k][1]:
             continue
         region = dc.regions.region(o)
-        s, e = cx.unit_bounds(vt, m.start(), m.end(), line_only=region == "frontmatter")
+        s, e = cx.unit_bounds(bounds_text, cs, ce, line_only=region == "frontmatter")
         last_end = e
         if (s, e) in seen or len(seen) >= MAX_SENTENCES:
             continue
@@ -403,8 +470,6 @@ def prose_findings(ctx) -> list[Finding]:
     """PER040 and EXF040 on the document (fenced code blocks excepted: the parser judges those)."""
     text = ctx.doc.text
     try:
-        if not _prefilter().search(text):
-            return []
         dc = doc_state(text, ctx.markdown).dc  # shared with the directives check (cached)
         skip = [(f.start, f.end) for f in ctx.markdown.fences]
         return _scan(dc, skip)
@@ -415,7 +480,7 @@ def prose_findings(ctx) -> list[Finding]:
 def scan_decoded(text: str) -> list[Finding]:
     """PER040 and EXF040 on a decoded payload (offsets into ``text``), judged as hidden text."""
     try:
-        if not text or not _prefilter().search(text):
+        if not text:
             return []
         return _scan(doc_state(text, None, decoded=True).dc, [])  # hidden: shared with the rescan
     except Exception:  # noqa: BLE001
