@@ -117,7 +117,9 @@ _STRONG_SINK = re.compile(
     r"\b(?:in|into|to|on)\s+(?:the|a|an)\s+(?:new\s+)?(?:issue|pull\s+request|pr|gist|comment|discussion)\b|"
     r"\bgh\s+(?:issue|gist|pr)\s+(?:create|comment)\b|\be-?mail\s+(?:it|them|this|that|those|these)?\s*to\b|"
     r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b|\b(?:slack|discord|teams|telegram|mattermost)\b|"
-    r"\b(?:query|url)\s+(?:string|param\w*)\b|\bmessage\s+you\s+(?:post|send)\b"
+    r"\b(?:query|url)\s+(?:string|param\w*)\b|\bmessage\s+you\s+(?:post|send)\b|"
+    r"\b(?:issue|bug\s+report|ticket|gist|pull\s+request|pr|comment|post|reply)\s+(?:that\s+)?you\s+(?:open|file|create|post|submit|write|raise|send)\b|"
+    r"\bas\s+(?:a|an)\s+(?:new\s+|public\s+)?(?:comment|issue|gist|reply|post|message)\b|\b(?:s3|gs|ftp|sftp|scp)://"
 )
 _URL = re.compile(r"(?i)\bhttps?://[^\s`'\"<>)\]]+")
 _HOST = re.compile(
