@@ -94,13 +94,16 @@ script file, a program in a hidden home folder, a background ``&``. ("A hook tha
 what every hook does: a warning, not this.)"""
 _CONFIG_ONLY = re.compile(r"(?i)\bexport\s+[A-Z_][A-Z0-9_]*=|\bPATH\b|\balias\s+\w+=|\bset\s+-[gx]\b|\bfpath\b")
 
+_OBJ = r"(?:a|an|the|it|them|this|that|these|those|its|their|your|our|all|every|each|any|to|in|into|on|`|~|\$|\.)"
 _SEND = re.compile(
-    # base forms and participles ("…, including the token"); a third person "posts" describes
-    r"(?i)\b(?:send|sending|post|posting|upload|uploading|submit|submitting|include|including|attach|attaching|"
-    r"append|appending|paste|pasting|quote|quoting|share|sharing|forward|forwarding|e-?mail|mail|report|"
-    r"list|listing|leak|leaking|dump|dumping|transmit|exfiltrate|publish|embed|echo|pipe|piping|file|open|create|"
-    r"raise|tweet|cop(?:y|ying)\s+(?:it|them|that|this|\S+)\s+(?:to|into|in)|print\s+\S+(?:\s+\S+)?\s+(?:to|into|in)|"
-    r"relay)\b"
+    # base forms and participles ("…, including the token"); a third person "posts" describes.
+    # Words that are also nouns or adjectives (file, list, report, open, post, mail, share, quote,
+    # pipe, create) count only with an object or a preposition after them.
+    r"(?i)\b(?:send|sending|posting|upload|uploading|submit|submitting|include|including|attach|attaching|"
+    r"append|appending|paste|pasting|quoting|sharing|forward|forwarding|listing|leak|leaking|dump|dumping|"
+    r"transmit|exfiltrate|publish|embed|echo|piping|tweet|relay|"
+    r"cop(?:y|ying)\s+(?:it|them|that|this|\S+)\s+(?:to|into|in)|print\s+\S+(?:\s+\S+)?\s+(?:to|into|in))\b|"
+    r"\b(?:file|list|report|open|post|e-?mail|mail|share|quote|pipe|create|raise)\s+" + _OBJ
 )
 _AUTH_USE = re.compile(r"(?i)\b(?:authori[sz]ation|authenticat\w+|auth\s+header|bearer|headers?|x-api-key|api-key\s+header)\b")
 """A secret used to authenticate to the URL (a header, a bearer token): how an API key is meant to
@@ -116,7 +119,8 @@ _STRONG_SINK = re.compile(
     r"(?:a|an|the)?\s*(?:new\s+|public\s+|github\s+|gitlab\s+|jira\s+)?(?:issues?|bug\s+reports?|tickets?|gists?|pull\s+requests?|prs?|discussions?|comments?)\b|"
     r"\b(?:in|into|to|on)\s+(?:the|a|an)\s+(?:new\s+)?(?:issue|pull\s+request|pr|gist|comment|discussion)\b|"
     r"\bgh\s+(?:issue|gist|pr)\s+(?:create|comment)\b|\be-?mail\s+(?:it|them|this|that|those|these)?\s*to\b|"
-    r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b|\b(?:slack|discord|teams|telegram|mattermost)\b|"
+    r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b|"
+    r"\b(?:slack|discord|teams|telegram|mattermost)\s+(?:channel|message|thread|webhook|dm|chat|post)s?\b|#[a-z][\w-]+\s+(?:slack\s+)?channel\b|"
     r"\b(?:query|url)\s+(?:string|param\w*)\b|\bmessage\s+you\s+(?:post|send)\b|"
     r"\b(?:issue|bug\s+report|ticket|gist|pull\s+request|pr|comment|post|reply)\s+(?:that\s+)?you\s+(?:open|file|create|post|submit|write|raise|send)\b|"
     r"\bas\s+(?:a|an)\s+(?:new\s+|public\s+)?(?:comment|issue|gist|reply|post|message)\b|\b(?:s3|gs|ftp|sftp|scp)://"
@@ -290,37 +294,62 @@ def _pathlike(t: str) -> bool:
     return "/" in t or t.startswith((".", "~", "$", "%")) or "\\" in t
 
 
-def _persistence_hit(vt: str, s: int, e: int) -> Hit | None:
+PROSE_LOCATIONS = frozenset({"shell-startup", "git-hooks", "cron", "launch-agents", "systemd", "autostart", "ssh-access"})
+"""Catalogue entries (``persistence_paths.toml`` ids) judged in words. Left out: the agent's own
+settings and skills folders, git configuration, editor settings and interpreter start-up files —
+installing a skill, configuring a hook the user asked for or setting a VS Code option is what
+agent and README instructions ordinarily say (11 benign corpus files); a parsed command writing
+them is still PER011."""
+QUIET_LOCATIONS = frozenset({"systemd"})
+"""Locations where administration guides ordinarily tell the reader to write ("create unit files
+in /etc/systemd/system/"): information unless what is written runs a script or downloads."""
+_VERSIONED_HOOKS = re.compile(r"(?i)(?:^|/)\.husky(?:/|$)")
+
+
+def _persistence_hit(vt: str, s: int, e: int, follow: str = "") -> Hit | None:
     sent = vt[s:e]
     w = _WRITE.search(sent)
     if w is None:
         return None
-    where: tuple[int, int, str] | None = None
+    where: tuple[int, int, str, str] | None = None
     for a, b, t in _tokens(vt, s, e):
-        if not _pathlike(t) or "://" in t:
+        if not _pathlike(t) or "://" in t or _VERSIONED_HOOKS.search(t):
             continue
         loc = match_location(t, "persistence_paths")
-        if loc is not None:
-            where = (a, b, loc.label)
+        if loc is not None and loc.id in PROSE_LOCATIONS:
+            where = (a, b, loc.label, loc.id)
             break
     if where is None:
         m = _PERSIST_WORDS.search(sent)
         if m is None:
             return None
-        where = (s + m.start(), s + m.end(), m.group(0).strip())
-    a, b, label = where
-    # what is written: the sentence without the location itself
-    rest = sent[: a - s] + " " + sent[b - s :]
+        word = m.group(0).strip()
+        quiet = "hook" in word.lower() or "systemd" in word.lower()  # "add a pre-commit hook", "systemd units"
+        where = (s + m.start(), s + m.end(), word, "systemd" if quiet else "")
+    a, b, label, loc_id = where
+    # what is written: the sentence without the location itself, and the fenced block it
+    # introduces ("add to ~/.zshrc:" and a block), the reader's own evidence next to it
+    rest = sent[: a - s] + " " + sent[b - s :] + "\n" + follow
     if _DOWNLOADS.search(rest):
         sev, how = Severity.ERROR, "what it adds downloads code"
     elif _EXECUTES.search(rest):
         sev, how = Severity.ERROR, "what it adds runs a script or program"
-    elif _CONFIG_ONLY.search(rest):
-        sev, how = Severity.INFO, "what it adds only configures the shell (PATH, alias, variable)"
+    elif _CONFIG_ONLY.search(rest) or loc_id in QUIET_LOCATIONS:
+        sev, how = Severity.INFO, "what it adds only configures (PATH, alias, variable, a unit or hook it names)"
     else:
         sev, how = Severity.WARNING, "it runs again later, outside the session"
     msg = f'Persistence in words: {w.group(0).strip()} … {label} ("{vt[a:b]}"); {how}'
     return Hit(RULE_PERSIST, sev, a, b, msg, {"location": label}, (s + w.start(), s + w.end()))
+
+
+def _in_command_span(sent: str, i: int) -> bool:
+    """Whether offset ``i`` of ``sent`` is inside an inline code span holding a space (a command
+    line rather than a bare URL)."""
+    if sent.count("`", 0, i) % 2 == 0:
+        return False
+    a = sent.rfind("`", 0, i)
+    b = sent.find("`", i)
+    return " " in sent[a + 1 : b if b >= 0 else len(sent)]
 
 
 def _sinks(vt: str, s: int, e: int) -> tuple[tuple[int, int, str] | None, tuple[int, int, str] | None]:
@@ -336,6 +365,8 @@ def _sinks(vt: str, s: int, e: int) -> tuple[tuple[int, int, str] | None, tuple[
                 continue
             if rx is _HOST and (secret_in(text) is not None or "/" not in text and "." not in text.rstrip(".")):
                 continue
+            if _in_command_span(sent, u.start()):
+                continue  # `curl -s "https://…?key=$KEY"`: a command, judged by the parser
             url = (s + u.start(), s + u.end(), text)
             break
         if url:
@@ -391,16 +422,19 @@ def _exfil_hit(vt: str, s: int, e: int) -> Hit | None:
     return hit
 
 
-def judge_sentence(vt: str, s: int, e: int) -> list[Hit]:
-    """Both concept pairs on the sentence ``vt[s:e]`` (view offsets)."""
+def judge_sentence(vt: str, s: int, e: int, follow: str = "") -> list[Hit]:
+    """Both concept pairs on the sentence ``vt[s:e]`` (view offsets); ``follow``: the body of the
+    fenced block the sentence introduces (it ends with a colon), if any."""
     out: list[Hit] = []
     sent = vt[s:e]
     if not (_WRITE.search(sent) or _SEND.search(sent) or _STORE.search(sent)):
         return out
-    for fn in (_persistence_hit, _exfil_hit):
-        h = fn(vt, s, e)
-        if h is not None:
-            out.append(h)
+    h = _persistence_hit(vt, s, e, follow)
+    if h is not None:
+        out.append(h)
+    h = _exfil_hit(vt, s, e)
+    if h is not None:
+        out.append(h)
     return out
 
 
@@ -415,6 +449,7 @@ _STOPS = re.compile(r"[.!?]")
 
 
 def _scan(dc: cx.DocContext, skip: list[tuple[int, int]]) -> list[Finding]:
+    fences = sorted(skip)
     view = dc.view
     vt = view.text
     seen: set[tuple[int, int]] = set()
@@ -432,12 +467,21 @@ def _scan(dc: cx.DocContext, skip: list[tuple[int, int]]) -> list[Finding]:
         if k >= 0 and o < skip[k][1]:
             continue
         region = dc.regions.region(o)
-        s, e = cx.unit_bounds(bounds_text, cs, ce, line_only=region == "frontmatter")
+        s, e = cx.unit_bounds(bounds_text, cs, ce)
+        if region == "frontmatter":  # a sentence of one YAML line
+            ls, le = cx.unit_bounds(bounds_text, cs, ce, line_only=True)
+            s, e = max(s, ls), min(e, le)
         last_end = e
         if (s, e) in seen or len(seen) >= MAX_SENTENCES:
             continue
         seen.add((s, e))
-        for h in judge_sentence(vt, s, e):
+        follow = ""
+        if vt[s:e].rstrip().endswith(":") and fences:
+            k2 = bisect.bisect_left([a for a, _b in fences], view.orig_end(e))
+            if k2 < len(fences) and dc.original.count("\n", view.orig_end(e), fences[k2][0]) <= 2:
+                block = dc.original[fences[k2][0] : fences[k2][1]][:2000].split("\n")
+                follow = "\n".join(block[1:-1] if len(block) > 2 else block[1:])  # the body, not the fence lines
+        for h in judge_sentence(vt, s, e, follow):
             if _inside_one_command(dc, view, h):
                 continue  # source and sink in one inline command: the parser judges it (EXF011 …)
             j = cx.judge(dc, _OPTS[h.rule], h.severity, *h.verb)
