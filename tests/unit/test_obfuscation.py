@@ -22,8 +22,9 @@ def b64(s: str) -> str:
 
 @pytest.fixture
 def no_rescan(monkeypatch):
-    """Isolate the decoders from the pattern rules."""
+    """Isolate the decoders from the pattern rules (and the other judges of decoded text)."""
     monkeypatch.setattr(ob, "rescan", lambda text: [])
+    monkeypatch.setattr(ob, "extra_rescans", [])
 
 
 def one(text: str) -> Finding:
