@@ -251,6 +251,7 @@ def test_registry_lists_every_decoder():
         "escapes",
         "charrefs",
         "percent",
+        "percent-prose",
         "rot13-reversed",
         "leetspeak",
     ]

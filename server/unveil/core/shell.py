@@ -136,10 +136,57 @@ _WRAPPER_ARG_OPTS = {  # options of a wrapper that take a separate argument
 _NO_COUNT_FIRST = {"timeout": 1, "flock": 1}  # positional arguments before the wrapped command
 
 
+# `$SHELL`, `${BASH:-bash}`, `"$0"`, `$PYTHON_BIN`: a parameter expansion as a command word
+_EXPANSION_WORD = re.compile(
+    r"^\$(?:\{(?P<b>[A-Za-z_][A-Za-z0-9_]*|[0-9])(?:(?P<op>:?[-=+?])(?P<dflt>[^{}$`]*))?\}|(?P<p>[A-Za-z_][A-Za-z0-9_]*|[0-9]))$"
+)
+# `$(which bash)`, `` `command -v python3` ``: a path lookup of a named program as a command word
+_LOOKUP_WORD = re.compile(r"^(?:\$\(|`)\s*(?:which|command\s+-v|type\s+-[pP]|whereis)\s+([\w./+-]+)\s*(?:\)|`)$")
+_INTERPRETER_VARS = {"shell": "sh", "0": "sh", "zsh_name": "zsh", "bash": "bash"}
+"""Parameters whose value is the running shell: ``$SHELL`` (login shell, POSIX environ(7)),
+``$0`` (the shell's own name when interactive or under ``sh -c``), ``$BASH`` (bash's path),
+``$ZSH_NAME``."""
+_VAR_SUFFIX = re.compile(r"(?:_?(?:bin|exe|cmd|path|interp(?:reter)?|executable))$")
+
+
+def interpreter_of_expansion(word: str) -> str | None:
+    """The shell or interpreter a command word that is an expansion stands for, else ``None``:
+    the running shell's parameters (``$SHELL``/``${SHELL}`` → ``sh``, ``"$0"`` → ``sh``,
+    ``$BASH`` → ``bash``), a variable named after an interpreter (``$PYTHON``, ``$PYTHON_BIN``,
+    ``${NODE}`` → ``python``/``node``), an expansion whose default or alternate value is one
+    (``${X:-bash}``, ``${SH-/bin/sh}``) and a path lookup (``$(which bash)``, ``$(command -v
+    python3)``). The word is the quote-removed text (``"${SHELL}"`` arrives as ``${SHELL}``)."""
+    m = _EXPANSION_WORD.match(word)
+    if m is not None:
+        dflt = m.group("dflt")
+        if dflt and not m.group("op").endswith("?"):
+            b = basename(dflt.strip().strip("'\""))
+            if b in SHELLS or b in INTERPRETERS:
+                return b
+        var = (m.group("b") or m.group("p") or "").lower()
+        if var in _INTERPRETER_VARS:
+            return _INTERPRETER_VARS[var]
+        for v in (var, _VAR_SUFFIX.sub("", var)):
+            if v in SHELLS or v in INTERPRETERS:
+                return v
+        return None
+    m = _LOOKUP_WORD.match(word)
+    if m is not None:
+        b = basename(m.group(1))
+        if b in SHELLS or b in INTERPRETERS:
+            return b
+    return None
+
+
 @lru_cache(maxsize=4096)
 def basename(name: str) -> str:
     """Command name without its directory and a trailing version (``/usr/bin/python3.11`` →
-    ``python3``), lower-cased."""
+    ``python3``), lower-cased. A command word that is an expansion standing for a shell or an
+    interpreter is that program (:func:`interpreter_of_expansion`: ``${SHELL}`` → ``sh``)."""
+    if name[:1] in ("$", "`"):
+        got = interpreter_of_expansion(name)
+        if got is not None:
+            return got
     b = name.rsplit("/", 1)[-1].lower()
     if b.startswith("python3.") or b.startswith("python2."):
         b = b[:7]

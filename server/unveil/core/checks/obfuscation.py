@@ -44,7 +44,8 @@ import html.entities
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Callable, Iterable
 
 from unveil.core.findings import Finding, Severity
@@ -118,6 +119,8 @@ class Decoded:
     strong: bool = False  # passed a gate that makes it worth a warning even without rescan hits
     context: str | None = None  # what is rescanned, when more than ``text`` (the line, decoded)
     quiet: bool = False  # below every gate but decodable to text: reported only when its rescan hits
+    in_url: bool = False  # inside a URL (a query string, a path with %20): English there is ordinary
+    obey: bool = False  # the text next to it says to decode it and act on it (:func:`obey_frame`)
 
 
 # --------------------------------------------------------------------------- rescan hook
@@ -442,6 +445,28 @@ def _rate(words: list[str]) -> float:
     return sum(1 for w in words if w in _COMMON) / len(words) if words else 0.0
 
 
+extra_rescans: list[Callable[[str], list[Finding]]] = []
+"""Further judges of decoded text beside :data:`rescan` (``fn(text) -> [Finding]``, offsets into
+``text``): :mod:`unveil.core.checks.commands.prose` registers its sentence judge (secret paths
+sent out, persistence written, in words) with :func:`add_rescan`."""
+
+
+def add_rescan(fn: Callable[[str], list[Finding]]) -> None:
+    """Register one more judge of decoded text (see :data:`extra_rescans`); a failing judge
+    counts as no findings, and registering the same function twice adds it once."""
+    if any(getattr(f, "__wrapped__", None) is fn for f in extra_rescans):
+        return
+
+    def safe(text: str) -> list[Finding]:
+        try:
+            return list(fn(text))
+        except Exception:  # noqa: BLE001
+            return []
+
+    safe.__wrapped__ = fn  # type: ignore[attr-defined]
+    extra_rescans.append(safe)
+
+
 def _no_vocabulary() -> frozenset[str]:
     return frozenset()
 
@@ -504,12 +529,16 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
     known: frozenset[str] | None = None
     any_rot, any_rev = bool(_ROT_FRAME.search(text)), bool(_REV_FRAME.search(text))
     any_rev = any_rev or "//:ptth" in text or "//:sptth" in text  # a reversed URL frames its line
+    prev = ""
     for lm in _LINE_RE.finditer(text):
-        line = lm.group(0)
+        line, prev_line = lm.group(0), prev
+        if line.strip():
+            prev = line
         words = [w.lower() for w in _WORD3.findall(line)]
         if len(words) < 3:
             continue
-        frame_rot = any_rot and bool(_ROT_FRAME.search(line))
+        # a frame on the line or the line before ("The note below was scrambled with ROT13; …")
+        frame_rot = any_rot and bool(_ROT_FRAME.search(line) or _ROT_FRAME.search(prev_line))
         frame_rev = (any_rev and bool(_REV_FRAME.search(line))) or "//:ptth" in line or "//:sptth" in line
         framed = frame_rot or frame_rev
         # the whole line, a quoted span, what follows a label's colon: the best that decodes wins
@@ -521,7 +550,9 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
             len(words) >= 5
             and _rate(words) < 0.15
             and (
-                _rate([w.translate(_ROT13) for w in words]) >= WEAK_RATE or _rate([w[::-1] for w in words]) >= WEAK_RATE
+                _rate([w.translate(_ROT13) for w in words]) >= WEAK_RATE
+                or _rate([w[::-1] for w in words]) >= WEAK_RATE
+                or (dictionary_rate(words) <= RAW_DICT_MAX and dictionary_rate([w.translate(_ROT13) for w in words]) >= DICT_RATE)
             )
         )
         if not english or not _rot_english(line, lm.start(), spans, framed, frame_rot, frame_rev, out):
@@ -553,6 +584,10 @@ def _rot_english(
         found = None
         rot_rate = _rate([w.translate(_ROT13) for w in cw])
         rev_rate = _rate([w[::-1] for w in cw])
+        if rot_rate < WEAK_RATE and rev_rate < WEAK_RATE and len(cw) >= 4:
+            rot_dict = dictionary_rate([w.translate(_ROT13) for w in cw])
+            if rot_dict >= DICT_RATE and dictionary_rate(cw) <= RAW_DICT_MAX:
+                rot_rate = max(WEAK_RATE, rot_rate)  # English by the dictionary, if not by the common words
         if len(cw) >= (3 if frame_rot else 5) and rot_rate >= WEAK_RATE and rot_rate >= rev_rate:
             found = ("rot13", chunk.translate(_ROT13), rot_rate >= need)
         elif len(cw) >= (3 if frame_rev else 5) and rev_rate >= WEAK_RATE:
@@ -608,6 +643,183 @@ def _find_leet(text: str) -> list[Decoded]:
                 segment,
             )
             out.append(Decoded("OBF008", start, end, "leetspeak", plain, False, True))
+    return out
+
+
+# --------------------------------------------------------------------------- English by the dictionary
+
+DICT_WORDS = 30000
+"""Most frequent English words (of wordfreq's ``small_en`` list) that count as dictionary words."""
+DICT_RATE = 0.75
+"""Share of a decoded text's words (3+ letters) in the dictionary for it to read as English."""
+RAW_DICT_MAX = 0.35
+"""Largest dictionary share of the raw (encoded) words for a rot13 run: the reader cannot read it."""
+MIN_PROSE_WORDS = 4
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """The :data:`DICT_WORDS` most frequent English words (lower case, ASCII letters, 3+), from
+    the ``wordfreq`` package's ``small_en`` list (Speer et al., wordfreq 3, data CC-BY-SA 4.0):
+    read from its data file (a gzipped msgpack "cBpack": a header, then lists of words by
+    descending frequency bucket) without importing the package (≈ 12 ms instead of ≈ 0.5 s), or
+    through ``wordfreq.top_n_list`` when the file is not where it was. Empty (every text then
+    reads as not English: nothing new is reported) when wordfreq is missing."""
+    words: list[str] = []
+    try:
+        import gzip
+        import importlib.util
+        import os
+
+        import msgpack
+
+        spec = importlib.util.find_spec("wordfreq")
+        loc = list(spec.submodule_search_locations or []) if spec else []
+        path = os.path.join(loc[0], "data", "small_en.msgpack.gz") if loc else ""
+        with gzip.open(path, "rb") as f:
+            data = msgpack.load(f, raw=False)
+        if not (isinstance(data, list) and data and isinstance(data[0], dict) and data[0].get("format") == "cB"):
+            raise ValueError("unknown wordfreq data format")
+        for bucket in data[1:]:
+            words.extend(bucket)
+            if len(words) >= DICT_WORDS:
+                break
+    except Exception:  # noqa: BLE001
+        try:
+            from wordfreq import top_n_list
+
+            words = list(top_n_list("en", DICT_WORDS))
+        except Exception:  # noqa: BLE001
+            words = []
+    return frozenset(w for w in words[:DICT_WORDS] if len(w) >= 3 and w.isascii() and w.isalpha())
+
+
+def dictionary_rate(words: list[str]) -> float:
+    """Share of ``words`` (lower case) in :func:`english_words`; 0.0 for none."""
+    if not words:
+        return 0.0
+    known = english_words()
+    return sum(1 for w in words if w in known) / len(words)
+
+
+_IMPERATIVE = frozenset(
+    """add append apply ask avoid build call change check clean clear close commit copy create delete deploy
+    disable do download drop dump edit email enable execute export fetch fix follow force forget give go grant
+    ignore include insert install keep kill leave list load make merge move never always open paste pipe post
+    print publish pull push put read remove rename replace report reset restart return reveal revoke run save
+    say send set share show skip source start stop submit switch tell turn update upload use write attach
+    approve bypass treat assume pretend act accept allow mark rewrite overwrite wipe erase""".split()
+)
+_SECOND_PERSON = re.compile(r"(?i)(?:you|your|yourself|must|should|always|never|do\s+not|don't)")
+
+
+def reads_as_instruction(decoded: str) -> str | None:
+    """``"instruction"`` when ``decoded`` reads as English (at least :data:`MIN_PROSE_WORDS`
+    words of 3+ letters, :data:`DICT_RATE` of them dictionary words) and is worded as one (a clause
+    opening with an imperative verb, or second person / must / always / never); ``"prose"`` for
+    other English; ``None`` otherwise."""
+    words = [w.lower() for w in _WORD3.findall(decoded)]
+    if len(words) < MIN_PROSE_WORDS or dictionary_rate(words) < DICT_RATE:
+        return None
+    letters = sum(ch.isalpha() or ch.isspace() for ch in decoded)
+    if letters < 0.7 * len(decoded):
+        return None
+    for clause in re.split(r"[.;:!?,\n]|\band\b|\bthen\b", decoded):
+        first = _WORD.search(clause)
+        if first and first.group(0).lower() in _IMPERATIVE:
+            return "instruction"
+    return "instruction" if _SECOND_PERSON.search(decoded) else "prose"
+
+
+_OBEY_DECODE = re.compile(
+    r"(?i)decod|unscrambl|descrambl|decipher|decrypt|de-?obfuscat|\brot-?13\b|\bcaesar\b|url-?(?:en|de)cod|"
+    r"percent-?(?:en|de)cod|unescap|\brevers|backwards|base-?64|base-?32|\bhex\b|\bencoded\b|scrambled|ciphered|"
+    r"obfuscated|\bunquote\b"
+)
+_OBEY_ACT = re.compile(
+    r"(?i)\b(?:follow|apply|act\s+(?:on|upon)|acting\s+on|execute|obey|carry\s+(?:it\s+|them\s+)?out|comply|"
+    r"do\s+(?:what|as|it)|perform|implement|honou?r|heed|adhere|abide|enforce|run\s+(?:it|them|that|this)|"
+    r"treat\s+(?:it|this|them)\s+as\s+(?:an?\s+|the\s+)?(?:instructions?|rules?|directives?|orders?))\b"
+)
+
+
+def obey_frame(text: str, start: int, end: int) -> bool:
+    """Whether the run's line or the non-empty line before it tells the model to decode it and
+    act on it: a decoding word (decode, unscramble, rot13, URL-encoded, reversed …) and an
+    obeying verb (follow, apply, act on, execute, obey, carry out, comply …) in that text."""
+    ls, le = _line_bounds(text, start)
+    _ls2, le2 = _line_bounds(text, max(start, end - 1))
+    frame = text[ls:start] + " " + text[end:le2]
+    p = ls - 1
+    while p > 0 and text[p - 1] in "\r\n":
+        p -= 1
+    if p > 0:
+        ps, pe = _line_bounds(text, p - 1)
+        frame = text[ps:pe] + " " + frame
+    return bool(_OBEY_DECODE.search(frame) and _OBEY_ACT.search(frame))
+
+
+_PCT_TOKEN = re.compile(r"[^\s`'\"<>]*%[0-9A-Fa-f]{2}[^\s`'\"<>]*")
+
+
+def _PCT_STOP(ch: str) -> bool:
+    return ch.isspace() or ch in "`'\"<>"
+
+
+
+def _find_percent_prose(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
+    """Percent-encoded text whose escapes are spaces and punctuation (``Append%20the%20contents…``),
+    which :data:`_PERCENT` runs (escapes of letters) do not cover: a run without whitespace holding
+    at least three ``%XX`` escapes that decodes to at least three words. Inside a URL (``://``, a
+    query string) it is marked ``in_url``: English there is ordinary (``?q=how%20to%20install``)."""
+    from urllib.parse import unquote
+
+    out = []
+    tokens: list[tuple[int, int]] = []
+    for pm in _PERCENT.finditer(text):  # the escapes, then the run without whitespace around each
+        if tokens and pm.start() < tokens[-1][1]:
+            continue
+        a = pm.start()
+        while a > 0 and not _PCT_STOP(text[a - 1]) and pm.start() - a < 4096:
+            a -= 1
+        b = pm.end()
+        while b < len(text) and not _PCT_STOP(text[b]) and b - pm.end() < 4096:
+            b += 1
+        tokens.append((a, b))
+    for a, b in tokens:
+        m = _PCT_TOKEN.fullmatch(text, a, b)
+        if m is None:
+            continue
+        tok = m.group(0)
+        escapes = _PERCENT.findall(tok)
+        if len(escapes) < 3 or _inside(exempt, m.start(), m.end()):
+            continue
+        if sum(1 for x in escapes if chr(int(x, 16)).isalnum()) >= MIN_ESCAPES:
+            continue  # escaped letters: the percent-encoding decoder's run (OBF007)
+        try:
+            decoded = unquote(tok, errors="strict")
+        except Exception:  # noqa: BLE001
+            continue
+        if len(_WORD3.findall(decoded)) < 3:
+            continue
+        start, end = m.start(), m.end()
+        ls, le = _line_bounds(text, start)
+        context = text[ls:start] + decoded + text[end:le] if end <= le else None
+        in_url = "://" in tok or tok.startswith(("?", "www.")) or bool(re.search(r"[?&][\w.-]+=", tok))
+        out.append(
+            Decoded(
+                "OBF007",
+                start,
+                end,
+                "percent-encoding",
+                decoded,
+                _keyword_near(text, start, end),
+                False,
+                context,
+                quiet=True,  # reported when it reads as an instruction, is framed, or its rescan hits
+                in_url=in_url,
+            )
+        )
     return out
 
 
@@ -787,6 +999,7 @@ register("charrefs", r"&#?[A-Za-z0-9]+;")(
 register("percent", r"%[0-9A-Fa-f]{2}")(
     lambda t, ex: _find_char_escapes(t, _PERCENT, _pct_one, "OBF007", "percent-encoding", max_gap=3)
 )
+register("percent-prose", r"%[0-9A-Fa-f]{2}")(_find_percent_prose)
 register("rot13-reversed")(lambda t, ex: _find_rot_and_reversed(t))
 register("leetspeak", r"[A-Za-z][0-9@$!]|[0-9@$!][A-Za-z]")(lambda t, ex: _find_leet(t))
 
@@ -860,6 +1073,8 @@ _preview = preview
 def _rescan_all(decoded: str, depth: int, budget: Budget | None = None, where: int = 0) -> list[Finding]:
     budget = budget if budget is not None else Budget()
     hits = list(rescan(decoded))
+    for extra in extra_rescans:
+        hits.extend(extra(decoded))
     inner_runs = find_encoded(decoded)
     if inner_runs and depth >= MAX_DEPTH:
         budget.depth_hit = True
@@ -894,6 +1109,12 @@ def finding_for(d: Decoded, depth: int = 0, hits: list[Finding] | None = None) -
     hits = [h for h in hits if h.severity <= Severity.WARNING]
     rule_ids = sorted({h.rule for h in hits})
     text = f'{d.encoding} decoding to "{preview(d.text)}"'
+    dropped = d.quiet or d.encoding == "rot13" or (d.rule == "OBF006" and not d.strong)
+    if not rule_ids and (dropped or not d.strong):
+        # what would be dropped or information only: an encoded instruction is a hidden one
+        got = _encoded_instruction(d, text)
+        if got is not None:
+            return got
     if (d.quiet or d.encoding == "rot13" or (d.rule == "OBF006" and not d.strong)) and not rule_ids:
         # rot13, weakly English reversed text and quiet runs: only where the decoded text reads as a directive
         return None
@@ -903,6 +1124,9 @@ def finding_for(d: Decoded, depth: int = 0, hits: list[Finding] | None = None) -
         message = f"Encoded instruction: {text}; the decoded text triggers {named}"
         if msgs:
             message += f" ({preview(msgs)})"
+        severity = Severity.ERROR
+    elif d.obey:
+        message = f"Encoded content: {text}; the text next to it tells the model to decode and act on it"
         severity = Severity.ERROR
     else:
         message = f"Encoded content: {text}"
@@ -917,6 +1141,43 @@ def finding_for(d: Decoded, depth: int = 0, hits: list[Finding] | None = None) -
         hidden_text=d.text,
         data={"encoding": d.encoding, "decoded_findings": rule_ids, "keyword": d.keyword},
     )
+
+
+RULE_ENCODED_INSTRUCTION = "OBF040"
+RULE_DECODE_AND_OBEY = "OBF041"
+
+
+def _encoded_instruction(d: Decoded, text: str) -> Finding | None:
+    """OBF041 (error) when the text next to the run says to decode it and act on it and the run
+    decodes to words; OBF040 (warning) when the decoded text reads as an English instruction
+    (:func:`reads_as_instruction`) outside a URL; ``None`` otherwise (the run keeps its own rule).
+    An encoded instruction is a hidden instruction whatever it says: the reader cannot read it,
+    the model can."""
+    reading = reads_as_instruction(d.text)
+    data = {"encoding": d.encoding, "decoded_findings": [], "keyword": d.keyword, "encoded_rule": d.rule}
+    if d.obey and (reading is not None or (d.strong and len(_WORD.findall(d.text)) >= 3)):
+        return Finding(
+            RULE_DECODE_AND_OBEY,
+            Severity.ERROR,
+            d.start,
+            d.end,
+            f"Decode-and-obey: the text next to it tells the model to decode and act on {text}",
+            category=CATEGORY,
+            hidden_text=d.text,
+            data={**data, "reading": reading or "text"},
+        )
+    if reading == "instruction" and not d.in_url:
+        return Finding(
+            RULE_ENCODED_INSTRUCTION,
+            Severity.WARNING,
+            d.start,
+            d.end,
+            f"Encoded instruction (the reader cannot read it, the model can): {text}",
+            category=CATEGORY,
+            hidden_text=d.text,
+            data={**data, "reading": reading},
+        )
+    return None
 
 
 @dataclass
@@ -951,18 +1212,14 @@ def decode_document(text: str) -> DecodedDocument:
         view = None
     vt = text if view is None or view.omap is None else view.text
     for d in find_encoded(vt):
+        try:
+            obey = obey_frame(vt, d.start, d.end)
+        except Exception:  # noqa: BLE001
+            obey = False
         if view is not None and view.omap is not None:
-            d = Decoded(
-                d.rule,
-                view.orig_start(d.start),
-                view.orig_end(d.end),
-                d.encoding,
-                d.text,
-                d.keyword,
-                d.strong,
-                d.context,
-                d.quiet,
-            )
+            d = replace(d, start=view.orig_start(d.start), end=view.orig_end(d.end))
+        if obey:
+            d = replace(d, obey=True)
         if not budget.take(d, d.start):
             continue
         try:

@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 
 from unveil.core import shell
+from unveil.core.checks import obfuscation
 from unveil.core.checks.commands.findings import command_findings
 from unveil.core.checks.commands.frontmatter import frontmatter_findings
+from unveil.core.checks.commands.prose import prose_findings
 from unveil.core.checks.commands.vocabulary import KNOWN_COMMANDS
 from unveil.core.document import Document
 from unveil.core.findings import Finding
@@ -285,4 +287,26 @@ def check(ctx) -> list[Finding]:
                 stripped, _c = _strip_prompts("\n".join(pieces), False)
                 out.extend(command_findings(stripped, OffsetMap(tuple(pts)), "code"))
     out.extend(frontmatter_findings(ctx))
+    out.extend(prose_findings(ctx))
     return out
+
+
+def decoded_commands(text: str) -> list[Finding]:
+    """A decoded payload (base64, rot13, escapes …) that is a shell command, judged like the
+    same command in an inline code span (origin ``decoded``: raised one step). Registered with
+    :func:`unveil.core.checks.obfuscation.add_rescan`, so ``c=cu; c=${c}rl; $c … | ${SHELL}``
+    encoded makes its run an error even though no pattern rule reads it."""
+    code = text.strip()
+    if len(code) > 2 and code[0] == "`" and code[-1] == "`" and "`" not in code[1:-1]:
+        code = code[1:-1].strip()  # a decoded line that is one inline code span
+    if not code or len(code) > 20000 or "`" in code:
+        return []  # prose around code, or a backtick substitution: not one command line
+    if "\n" in code:
+        if not looks_like_shell(code):
+            return []
+    elif not _inline_command(code):
+        return []
+    return command_findings(code, 0, "decoded")
+
+
+obfuscation.add_rescan(decoded_commands)
