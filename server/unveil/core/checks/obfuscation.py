@@ -46,6 +46,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from pathlib import Path
 from typing import Callable, Iterable
 
 from unveil.core.findings import Finding, Severity
@@ -659,39 +660,21 @@ MIN_PROSE_WORDS = 4
 
 @lru_cache(maxsize=1)
 def english_words() -> frozenset[str]:
-    """The :data:`DICT_WORDS` most frequent English words (lower case, ASCII letters, 3+), from
-    the ``wordfreq`` package's ``small_en`` list (Speer et al., wordfreq 3, data CC-BY-SA 4.0):
-    read from its data file (a gzipped msgpack "cBpack": a header, then lists of words by
-    descending frequency bucket) without importing the package (≈ 12 ms instead of ≈ 0.5 s), or
-    through ``wordfreq.top_n_list`` when the file is not where it was. Empty (every text then
-    reads as not English: nothing new is reported) when wordfreq is missing."""
-    words: list[str] = []
+    """The most frequent English words (lower case, ASCII letters, 3+): the first
+    :data:`DICT_WORDS` entries of the ``wordfreq`` package's ``small_en`` list (Speer et al.,
+    wordfreq 3.1.1, data CC BY-SA 4.0), bundled as ``unveil/data/english-words.txt.gz`` by
+    ``scripts/gen_english_words.py`` (27,476 words, one per line, most frequent first; see
+    ``unveil/data/README.md``). Read once, about 10 ms. Empty when the file cannot be read (every
+    text then reads as not English: nothing new is reported)."""
+    import gzip
+
+    path = Path(__file__).resolve().parents[2] / "data" / "english-words.txt.gz"
     try:
-        import gzip
-        import importlib.util
-        import os
-
-        import msgpack
-
-        spec = importlib.util.find_spec("wordfreq")
-        loc = list(spec.submodule_search_locations or []) if spec else []
-        path = os.path.join(loc[0], "data", "small_en.msgpack.gz") if loc else ""
-        with gzip.open(path, "rb") as f:
-            data = msgpack.load(f, raw=False)
-        if not (isinstance(data, list) and data and isinstance(data[0], dict) and data[0].get("format") == "cB"):
-            raise ValueError("unknown wordfreq data format")
-        for bucket in data[1:]:
-            words.extend(bucket)
-            if len(words) >= DICT_WORDS:
-                break
-    except Exception:  # noqa: BLE001
-        try:
-            from wordfreq import top_n_list
-
-            words = list(top_n_list("en", DICT_WORDS))
-        except Exception:  # noqa: BLE001
-            words = []
-    return frozenset(w for w in words[:DICT_WORDS] if len(w) >= 3 and w.isascii() and w.isalpha())
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            words = f.read().split()
+    except (OSError, EOFError, UnicodeDecodeError):
+        return frozenset()
+    return frozenset(w for w in words if len(w) >= 3 and w.isascii() and w.isalpha())
 
 
 def dictionary_rate(words: list[str]) -> float:
