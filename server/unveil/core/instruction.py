@@ -332,7 +332,8 @@ _IMPERATIVE_VERBS = _ACTION_VERBS + (
     "force|answer|pick|choose|select|click|mark|omit|leave|hide|embed|log|drop|ignore|comment|stub|mock|"
     "trust|sign|inline|swap|point|route|redirect|give|pass|let|enable|whitelist|allowlist|relax|loosen|"
     "weaken|short-circuit|fill|hand|chmod|chown|sudo|ssh|scp|rsync|git|npm|pip|assume|attach|spawn|start|"
-    "rewrite|strip|suppress|mute|silence|exclude|substitute|plant|drop"
+    "rewrite|strip|suppress|mute|silence|exclude|substitute|plant|drop|repeat|rerun|re-run|retry|redo|take|"
+    "open|grab|proceed|continue|land|rebase|reset|elevate|escalate"
 )
 """Base-form verbs an imperative sentence opens with (the action verbs plus the ones that change code,
 approvals and what is reported: make, return, paste, keep, skip, accept, treat, hide …)."""
@@ -342,7 +343,7 @@ _SUBJECTS = r"(?:we|i|they|he|she|you|it|one|people|users?|this|that|there|these
 _CLAUSE_START = r"(?:^|[.!?;:]\s+|\n|,\s*(?:so|and|then|but)\s+|\b(?:so|then|and then)\s+)"
 _FRONTED = (
     r"(?:(?:whenever|when|if|once|before|after|while|unless|until|as soon as|every time|each time|"
-    r"wherever)\b[^,.;:!?\n]{1,100},\s*"
+    r"wherever|where)\b[^,.;:!?\n]{1,100},\s*"
     r"|(?:in|inside|within|for|on|at|from|under|during|across|throughout|via)\s+"
     r"(?!" + _SUBJECTS + r"\b)[^,.;:!?\s]+(?:\s+(?!" + _SUBJECTS + r"\b)[^,.;:!?\s]+){0,5}?,?\s+)"
 )
@@ -449,3 +450,18 @@ def directive_weight(text: str, found: set[str] | frozenset[str] = frozenset()) 
     names = ["directive-form"] + (["addressed"] if "addressed" in forms else []) + ["evidence"]
     names += [f"touches-{x}" for x in sensitive]
     return weight, tuple(names)
+
+
+_DIRECTIVE_WORD = regex.compile(
+    r"(?<![\w-])(?:" + _IMPERATIVE_VERBS + r"|must|should|shall|always|whenever|is to|are to|need to|needs to|have to|has to|"
+    r"it'?s (?:fine|ok|okay|acceptable|allowed) to|feel free to|go ahead)(?![\w-])"
+)
+_CODE_SPAN = regex.compile(r"`[^`\n]*`")
+
+
+def has_directive_word(text: str) -> bool:
+    """Whether ``text`` (one sentence; inline code spans left out) holds a base-form action verb or a
+    modal / permission marker ("must", "is to", "it's fine to", "whenever"): the least a sentence
+    needs to tell someone to do something. A checklist of names ("`sudo`, `chmod 777`, setuid bits")
+    or a table row ("Skips pre-commit hooks") has none."""
+    return bool(_DIRECTIVE_WORD.search(model_view(_CODE_SPAN.sub(" ", text))))
