@@ -129,6 +129,7 @@ def test_benign_near_misses_stay_below_warning(line):
 def test_prefilter_skips_text_without_trigger_literals():
     assert escalation.may_apply("# notes\n\nplain prose about the weather.\n") is False
     assert escalation.may_apply("use --no-verify") is True
+    assert escalation.may_apply("bytes \udcff then --no-verify") is True  # lone surrogate: per-literal scan
 
 
 def test_catalogue_loads_and_every_form_names_a_documented_rule():

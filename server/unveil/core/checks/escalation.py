@@ -164,7 +164,10 @@ def may_apply(folded: str) -> bool:
     """Whether any trigger literal occurs in the case-folded text (the literal prefilter)."""
     ac = _automaton()
     if ac is not None:
-        return bool(ac.find_matches_as_indexes(folded))
+        try:
+            return bool(ac.find_matches_as_indexes(folded))
+        except (UnicodeError, ValueError):  # lone surrogates (undecodable bytes): scan per literal
+            pass
     return any(t in folded for t in _TRIGGERS)
 
 
