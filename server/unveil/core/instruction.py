@@ -132,10 +132,14 @@ _PATTERNS: dict[str, list[regex.Pattern]] = {
     ],
     "secret": [
         regex.compile(r"~/\.ssh\b|\.ssh/|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\bauthorized_keys\b"),
-        regex.compile(r"(?<![\w.\-/])\.env\b(?!\.example|\.sample|\.template)"),
+        regex.compile(r"(?<![\w.\-])\.env\b(?!\.example|\.sample|\.template)"),
         regex.compile(r"\.aws/credentials\b|\.netrc\b|\.pypirc\b|\.docker/config\.json|\.kube/config"),
         regex.compile(r"\$\{?[a-z_]*(?:secret|token|api_?key|password|passwd|credential)[a-z_]*\}?"),
         regex.compile(r"169\.254\.169\.254|metadata\.google\.internal"),
+        regex.compile(
+            r"\b[a-z0-9]+(?:_[a-z0-9]+)*_(?:api_?key|secret(?:_access)?(?:_key)?|secret|private_key|access_key|"
+            r"auth_token|access_token|password|passwd)\b"
+        ),
     ],
     "credential": [
         regex.compile(
@@ -227,10 +231,14 @@ ORDER = (
 class Verdict:
     """``level`` is ``"instruction"`` (addressed to the model: imperatives, overrides, concealment,
     commands, URLs, secret paths), ``"prose"`` (natural-language text), ``"short"`` (a few words,
-    a marker) or ``"empty"``. ``signals`` names what matched, for messages (see module doc)."""
+    a marker) or ``"empty"``. ``signals`` names what matched, for messages (see module doc).
+    ``weight`` is the directive judgement's severity for the text when hidden (``"error"``,
+    ``"warning"``, or ``""`` when it has no say; see :func:`directive_weight`): a consumer that
+    sets a severity from ``level`` uses ``weight`` instead when it is set."""
 
     level: str
     signals: tuple[str, ...] = ()
+    weight: str = ""
 
     @property
     def strong(self) -> bool:
@@ -253,8 +261,10 @@ def signals(text: str) -> tuple[str, ...]:
     return tuple(name for name in ORDER if any(p.search(view) for p in _PATTERNS[name]))
 
 
-def classify(text: str) -> Verdict:
+def classify(text: str, directives: bool = True) -> Verdict:
     """Classify hidden ``text`` as ``instruction``, ``prose``, ``short`` or ``empty``.
+    ``directives=False`` leaves out the directive judgement (:func:`directive_weight`), for text
+    that is code rather than prose (``<script>``/``<style>`` bodies).
 
     Never raises (any unexpected failure degrades to the word-count verdict)."""
     try:
@@ -268,6 +278,21 @@ def classify(text: str) -> Verdict:
     except Exception:  # noqa: BLE001
         found = ()
     s = set(found)
+    try:
+        weight, extra = directive_weight(text, s) if directives else ("", ())
+    except Exception:  # noqa: BLE001
+        weight, extra = "", ()
+    v = _classify_signals(s, found, text, words)
+    if not weight:
+        return v
+    found = found + tuple(x for x in extra if x not in found)
+    if v.level == "instruction":
+        # the signal verdict already calls it an instruction: the directive judgement only raises
+        return Verdict("instruction", found, "error") if weight == "error" else v
+    return Verdict("instruction", found, weight)
+
+
+def _classify_signals(s: set[str], found: tuple[str, ...], text: str, words: list[str]) -> Verdict:
     maintainer = "maintainer" in s
     wordy = "prose" if len(words) >= PROSE_WORDS else "short"
     if s & {"override", "concealment", "role-marker"}:
@@ -298,3 +323,145 @@ def _aimed_at_agent(text: str, words: list[str]) -> bool:
     """Imperative + action verb counts as an instruction unless the note reads as a template
     placeholder for the person filling in the file ("Describe your project's ...", "Fill in ...")."""
     return not _HUMAN_TEMPLATE.search(model_view(text))
+
+
+# -- the directive judgement: is the hidden text an instruction with something to act on? ---------
+
+_IMPERATIVE_VERBS = _ACTION_VERBS + (
+    "|make|return|paste|put|keep|skip|accept|allow|treat|turn|switch|hardcode|hard-code|move|rename|patch|"
+    "force|answer|pick|choose|select|click|mark|omit|leave|hide|embed|log|drop|ignore|comment|stub|mock|"
+    "trust|sign|inline|swap|point|route|redirect|give|pass|let|enable|whitelist|allowlist|relax|loosen|"
+    "weaken|short-circuit|fill|hand|chmod|chown|sudo|ssh|scp|rsync|git|npm|pip|assume|attach|spawn|start|"
+    "rewrite|strip|suppress|mute|silence|exclude|substitute|plant|drop|repeat|rerun|re-run|retry|redo|take|"
+    "open|grab|proceed|continue|land|rebase|reset|elevate|escalate"
+)
+"""Base-form verbs an imperative sentence opens with (the action verbs plus the ones that change code,
+approvals and what is reported: make, return, paste, keep, skip, accept, treat, hide …)."""
+
+_SUBJECTS = r"(?:we|i|they|he|she|you|it|one|people|users?|this|that|there|these|those|our|my)"
+
+_CLAUSE_START = r"(?:^|[.!?;:]\s+|\n|,\s*(?:so|and|then|but)\s+|\b(?:so|then|and then)\s+)"
+_FRONTED = (
+    r"(?:(?:whenever|when|if|once|before|after|while|unless|until|as soon as|every time|each time|"
+    r"wherever|where)\b[^,.;:!?\n]{1,100},\s*"
+    r"|(?:in|inside|within|for|on|at|from|under|during|across|throughout|via)\s+"
+    r"(?!" + _SUBJECTS + r"\b)[^,.;:!?\s]+(?:\s+(?!" + _SUBJECTS + r"\b)[^,.;:!?\s]+){0,5}?,?\s+)"
+)
+_ADVERBS = r"(?:(?:then|also|first|next|now|finally|just|please|simply|quietly|always|kindly),?\s+)"
+
+_DIRECTIVE_FORMS: dict[str, regex.Pattern] = {
+    # sentences addressed to the model: "Automated editors take note:", "if you are an AI", "Claude should"
+    "addressed": regex.compile(
+        r"\b(?:automated|autonomous|ai|coding|llm|language[- ]model)\s+(?:editors?|agents?|assistants?|tools?|"
+        r"models?|bots?|reviewers?|systems?|contributors?)\b"
+        r"|\b(?:if|when|in case|since) you(?:'re| are) (?:an? |the )?(?:ai|llm|large language model|language model|"
+        r"bot|agent|assistant|automated|model|coding agent|claude|copilot|gpt|chatbot)\b"
+        r"|\b(?:ai|llms?|claude|copilot|cursor|codex|gemini|windsurf|cline|kiro|chatgpt|gpt|the model|"
+        r"the assistant|the agent|agents|assistants|models)\b[,:]?\s+(?:take note|note this|should|must|shall|"
+        r"needs? to|are to|is to|will need to|please|are expected to|is expected to|are required to|is required to)\b"
+        r"|\b(?:note|reminder|message|instructions?|memo|heads[- ]up) (?:to|for) (?:any |all |the )?"
+        r"(?:ai|assistants?|agents?|models?|llms?|bots?|tools?|automated)\b"
+    ),
+    # modal directives: "VerifyToken should return nil", "you must always paste …", "whenever X, Y must use"
+    "modal": regex.compile(
+        r"\b(?:must|should|shall|always|needs? to|ha(?:ve|s) to|is to|are to|(?:is|are) expected to|"
+        r"(?:is|are) required to)\s+(?:(?:also|then|now|just|quietly|silently|always|simply)\s+)?(?:"
+        + _IMPERATIVE_VERBS
+        + r")\b"
+    ),
+    # an imperative opening a clause, after fronted adverbials / prepositional phrases / "so whenever …,"
+    "imperative-clause": regex.compile(
+        _CLAUSE_START + _ADVERBS + r"?(?:" + _FRONTED + r")?" + _ADVERBS + r"?(?:" + _IMPERATIVE_VERBS + r")\b(?!\s*[:)])",
+        regex.M,
+    ),
+}
+
+_EVIDENCE: dict[str, regex.Pattern] = {
+    # on the source text (case kept): code identifiers, paths, secret names, URLs, commands
+    "path": regex.compile(
+        r"(?<![\w@])(?:[\w.-]+/)+[\w.-]*\w|(?<![\w.])[\w-]+\.(?:go|py|ts|tsx|js|jsx|mjs|rs|java|kt|rb|php|cs|cpp|"
+        r"c|h|sh|ps1|ya?ml|json|toml|ini|cfg|conf|tf|tfvars|env|lock|sql|pem|key|crt)\b|(?<![\w.])\.env[\w.]*"
+    ),
+    "identifier": regex.compile(
+        r"\b[a-z]+(?:[A-Z][a-z0-9]+)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b|\b\w+\(\)|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"
+        r"|\b[a-z][a-z0-9]*_[a-z0-9_]+\b"
+    ),
+    "url": regex.compile(r"\bhttps?://\S+|\b[\w-]+(?:\.[\w-]+)+\.(?:com|net|org|io|dev|sh|app|xyz|me|co)\b"),
+    "code": regex.compile(r"`[^`\n]+`"),
+}
+
+_SENSITIVE: dict[str, regex.Pattern] = {
+    # on the model view (casefolded)
+    "secret": regex.compile(
+        r"\b\w*(?:api_?key|secret|private_key|access_key|passw(?:or)?d|credential)\w*\b|(?<![\w.-])\.env\b"
+        r"|~/\.ssh|\bid_(?:rsa|ed25519)\b|\.aws/|\.npmrc|\.netrc|\b(?:api keys?|secret keys?|access keys?|tokens?)\b"
+    ),
+    "security-check": regex.compile(
+        r"\b\w*(?:auth|verif|signatur|csrf|xsrf|jwt|permission|sanitiz|certificat|encrypt|checksum|"
+        r"firewall|rbac|2fa|mfa|captcha)\w*\b|\b(?:kid|session|login|acl|tls|ssl|cors|sign(?:ed|ing)?|tokens?|"
+        r"middleware|allowlist|denylist|rate[- ]?limit\w*|branch protection)\b"
+    ),
+    "concealment": regex.compile(
+        r"\bout of (?:the |any |all )?(?:commit|summar|pr\b|pull request|changelog|release notes|report|log|message|diff|review)"
+        r"|\b(?:silently|secretly|quietly|covertly|without (?:mentioning|telling|noting))\b"
+    ),
+    "network": regex.compile(
+        r"\bhttps?://|\b(?:curl|wget|webhook|ngrok|pastebin|gist|upload|exfiltrat\w*|post (?:it|them|this) to)\b"
+    ),
+}
+
+
+def directive_weight(text: str, found: set[str] | frozenset[str] = frozenset()) -> tuple[str, tuple[str, ...]]:
+    """The directive judgement of hidden ``text``: ``(weight, signals)``.
+
+    An *instruction form* — a sentence addressed to the model (``addressed``: "Automated editors
+    take note", "if you are an AI", "Claude should"), a modal directive (``modal``: must / should /
+    always / needs to + a base-form verb) or an imperative opening a clause, also after a fronted
+    adverbial or prepositional phrase (``imperative-clause``: "in x/verify.go make …", "so whenever
+    an example needs a key, paste …") — together with *action evidence* (``evidence``: a file path,
+    a code identifier such as ``VerifyToken`` or ``ACME_API_KEY``, a URL or domain, a code span, or
+    the ``command``/``secret``/``url`` signals of ``found``) weighs ``"warning"``; ``"error"`` when
+    the text also touches secrets, a security check (auth, verification, tokens, signatures),
+    concealment (kept out of commits or summaries, "silently") or the network (``sensitive``). A
+    maintainer note (``found`` holds ``maintainer``) or a template placeholder for the person filling
+    in the file ("Describe …", "e.g.", "fill in") is lowered one step, except that a secret with
+    an instruction form stays an error. Texts of fewer than 4 words, or without an instruction
+    form or evidence, weigh ``""``. ``signals``: the names that decided it.
+    """
+    view = model_view(text)
+    if len(view.split()) < 4:
+        return "", ()
+    forms = [name for name, rx in _DIRECTIVE_FORMS.items() if rx.search(view)]
+    if not forms:
+        return "", ()
+    evidence = [name for name, rx in _EVIDENCE.items() if rx.search(text)]
+    evidence += [x for x in ("command", "secret", "url") if x in found]
+    if not evidence:
+        return "", ()
+    sensitive = [name for name, rx in _SENSITIVE.items() if rx.search(view)]
+    if "concealment" in found and "concealment" not in sensitive:
+        sensitive.append("concealment")
+    weight = "error" if sensitive else "warning"
+    human = "maintainer" in found or bool(_HUMAN_TEMPLATE.search(view))
+    if human and not ("secret" in sensitive and "secret" in found):
+        weight = "warning" if weight == "error" else ""
+    if not weight:
+        return "", ()
+    names = ["directive-form"] + (["addressed"] if "addressed" in forms else []) + ["evidence"]
+    names += [f"touches-{x}" for x in sensitive]
+    return weight, tuple(names)
+
+
+_DIRECTIVE_WORD = regex.compile(
+    r"(?<![\w-])(?:" + _IMPERATIVE_VERBS + r"|must|should|shall|always|whenever|is to|are to|need to|needs to|have to|has to|"
+    r"it'?s (?:fine|ok|okay|acceptable|allowed) to|feel free to|go ahead)(?![\w-])"
+)
+_CODE_SPAN = regex.compile(r"`[^`\n]*`")
+
+
+def has_directive_word(text: str) -> bool:
+    """Whether ``text`` (one sentence; inline code spans left out) holds a base-form action verb or a
+    modal / permission marker ("must", "is to", "it's fine to", "whenever"): the least a sentence
+    needs to tell someone to do something. A checklist of names ("`sudo`, `chmod 777`, setuid bits")
+    or a table row ("Skips pre-commit hooks") has none."""
+    return bool(_DIRECTIVE_WORD.search(model_view(_CODE_SPAN.sub(" ", text))))

@@ -39,6 +39,7 @@ class Context:
 def all_checks():
     """The check functions in a fixed order, imported lazily."""
     from unveil.core.checks import commands, directives, frontmatter_schema, limits, markup, obfuscation, unicode
+    from unveil.core.checks import escalation
 
     return [
         unicode.check,
@@ -48,4 +49,5 @@ def all_checks():
         limits.check,
         frontmatter_schema.check,
         commands.check,
+        escalation.check,
     ]

@@ -136,6 +136,17 @@ def _carried_finding(
     )
 
 
+def _graded(v: Verdict, sev: Severity | None) -> Severity | None:
+    """``sev`` replaced by the directive judgement's weight when the verdict carries one
+    (:func:`unveil.core.instruction.directive_weight`: warning for an instruction with action
+    evidence, error when it touches secrets, security checks, concealment or the network)."""
+    if v.weight == "error":
+        return Severity.ERROR
+    if v.weight == "warning":
+        return Severity.WARNING
+    return sev
+
+
 def _risky(v: Verdict) -> bool:
     """An instruction with a strong signal, a command, a URL or a credential word: used where
     plain directives are common in benign text (image alt text, captions)."""
@@ -264,7 +275,7 @@ def _comment_finding(
     if not text or is_pragma(text, known):
         return None
     v = classify(text)
-    sev = _SEV.get(v.level)
+    sev = _graded(v, _SEV.get(v.level))
     if sev is None:
         return None
     phrase, ntok = _token_phrase(text)
@@ -346,7 +357,7 @@ def _references(ctx) -> list[Finding]:
             if not idiom:
                 continue
             v = classify(title)
-            sev = _SEV.get(v.level)
+            sev = _graded(v, _SEV.get(v.level))
             if sev is None:
                 continue
             lead = "tells the model" if v.level == "instruction" else "says"
@@ -357,7 +368,7 @@ def _references(ctx) -> list[Finding]:
             )
         elif idiom:
             v = classify(title)
-            sev = _SEV.get(v.level)
+            sev = _graded(v, _SEV.get(v.level))
             if sev is None:
                 continue
             if v.level == "instruction":
@@ -416,7 +427,7 @@ def _references(ctx) -> list[Finding]:
         raw = doc.text[fn.start : fn.end]
         text = re.sub(r"^\s*\[\^[^\]]*\]:\s*", "", raw)
         v = classify(text)
-        sev = _SEV.get(v.level)
+        sev = _graded(v, _SEV.get(v.level))
         if sev is None:
             continue
         lead = "tells the model" if v.level == "instruction" else "carries"
@@ -498,10 +509,14 @@ FRONTMATTER_PROSE_WORDS = 25
 def _frontmatter_comments(ctx) -> list[Finding]:
     """HID027 for each YAML ``#`` comment and HTML comment inside the frontmatter, by content:
     an instruction with a strong signal (override, concealment, role marker) → error, another
-    instruction → warning, prose of :data:`FRONTMATTER_PROSE_WORDS` words or more → info; other
-    comments are not reported (the directive rules still grade them as hidden text)."""
+    instruction → warning (or the directive judgement's weight, :func:`_graded`), prose of
+    :data:`FRONTMATTER_PROSE_WORDS` words or more → info; other comments are not reported (the
+    directive rules still grade them as hidden text). A run of YAML comments on consecutive lines
+    is one text to the model: when the run read as one sentence grades higher than each of its
+    lines, one finding covers the run (first comment's start to last comment's end)."""
     doc, md = ctx.doc, ctx.markdown
     out: list[Finding] = []
+    graded: list[tuple] = []  # (comment, what, text, verdict, severity or None)
     for c in md.frontmatter_comments:
         raw = doc.text[c.start : c.end]
         if c.kind == "frontmatter-html-comment":
@@ -512,28 +527,73 @@ def _frontmatter_comments(ctx) -> list[Finding]:
             what = "YAML comment in the frontmatter"
         text = body.strip()
         if not text or is_pragma(text):
+            graded.append((c, what, "", None, None))
             continue
         v = classify(text)
-        if v.level == "instruction":
-            sev = Severity.ERROR if v.strong else Severity.WARNING
-        elif v.level == "prose" and len(text.split()) >= FRONTMATTER_PROSE_WORDS:
-            sev = Severity.INFO
+        graded.append((c, what, text, v, _frontmatter_severity(v, text)))
+    runs: list[list[tuple]] = []
+    for g in graded:
+        c = g[0]
+        prev = runs[-1][-1][0] if runs else None
+        if (
+            prev is not None
+            and c.kind != "frontmatter-html-comment"
+            and prev.kind != "frontmatter-html-comment"
+            and doc.line_of(c.start) == doc.line_of(prev.start) + 1
+        ):
+            runs[-1].append(g)
         else:
-            continue
-        out.append(
-            _carried_finding(
-                "HID027",
-                sev,
-                c.start,
-                c.end,
-                f"{what} (no rendered view shows it; the model reads the raw file)",
-                text,
-                v,
-                fixes=(_remove_fix(doc, c.start, c.end, "Remove comment"),),
-                data={"kind": c.kind},
+            runs.append([g])
+    for run in runs:
+        texts = [g[2] for g in run if g[2]]
+        if len(texts) >= 2:
+            joined = " ".join(texts)
+            jv = classify(joined)
+            jsev = _frontmatter_severity(jv, joined)
+            best = min((g[4] for g in run if g[4] is not None), default=None)
+            if jsev is not None and (best is None or jsev < best):
+                first, last = run[0][0], run[-1][0]
+                out.append(
+                    _carried_finding(
+                        "HID027",
+                        jsev,
+                        first.start,
+                        last.end,
+                        f"YAML comments on lines {doc.line_of(first.start) + 1}–{doc.line_of(last.start) + 1} of the"
+                        " frontmatter (no rendered view shows them; the model reads the raw file)",
+                        joined,
+                        jv,
+                        fixes=(_remove_fix(doc, first.start, last.end, "Remove comments"),),
+                        data={"kind": first.kind, "lines": len(run)},
+                    )
+                )
+                continue
+        for c, what, text, v, sev in run:
+            if sev is None:
+                continue
+            out.append(
+                _carried_finding(
+                    "HID027",
+                    sev,
+                    c.start,
+                    c.end,
+                    f"{what} (no rendered view shows it; the model reads the raw file)",
+                    text,
+                    v,
+                    fixes=(_remove_fix(doc, c.start, c.end, "Remove comment"),),
+                    data={"kind": c.kind},
+                )
             )
-        )
     return out
+
+
+def _frontmatter_severity(v: Verdict, text: str) -> Severity | None:
+    """HID027's severity for one comment text (see :func:`_frontmatter_comments`)."""
+    if v.level == "instruction":
+        return _graded(v, Severity.ERROR if v.strong else Severity.WARNING)
+    if v.level == "prose" and len(text.split()) >= FRONTMATTER_PROSE_WORDS:
+        return Severity.INFO
+    return None
 
 
 # -- HID023 / HID024: raw HTML ------------------------------------------------------------------
@@ -611,6 +671,8 @@ def _container(doc, h) -> Finding | None:
             sev = Severity.WARNING
         else:
             sev = Severity.INFO
+        if v.weight and sev > Severity.WARNING:
+            sev = Severity.WARNING  # one click shows a collapsed block: the directive judgement raises to warning
         phrase, ntok = _token_phrase(body)
         lead = "tells the model" if v.level == "instruction" else "holds"
         msg = f"Collapsed <details> ({phrase} hidden until expanded) {lead}: “{_preview(body)}”"
@@ -635,11 +697,12 @@ def _container(doc, h) -> Finding | None:
     text = text.strip()
     if not text:
         return None
-    v = classify(text)
+    v = classify(text, directives=tag not in ("script", "style"))
     if h.kind in ("nondisplay", "fallback"):
         sev = Severity.ERROR if v.level == "instruction" else Severity.WARNING
     else:
         sev = _SEV[v.level] if v.level in _SEV else Severity.INFO
+    sev = _graded(v, sev)
     end = min(len(doc.text), h.end)
     return _carried_finding(
         "HID023",
@@ -661,6 +724,8 @@ def _carried_text_severity(value: str):
     error for a risky instruction, warning for another instruction, info for prose, ``None``
     (not reported) for short labels."""
     v = classify(value)
+    if v.weight:
+        return v, _graded(v, None)
     if _risky(v):
         return v, Severity.ERROR
     if v.level == "instruction":

@@ -1,0 +1,366 @@
+"""Approval bypass and privilege escalation by evidence (rules PRV011–PRV013).
+
+The catalogue is data, ``unveil/data/escalation_forms.toml``: ``[[command]]`` forms (a command name,
+leading sub-command words, flags, arguments) judged on commands parsed by :mod:`unveil.core.shell`
+(``gh pr merge --admin``, ``git commit --no-verify``, ``sudo -n``, ``chmod 777``, ``aws sts
+assume-role`` of an admin role, ``terraform apply -auto-approve`` …), and ``[[prose]]`` forms, a
+sentence outside code naming the same act ("repeat the command as root", "commit with
+``--no-verify``", "pick 'don't ask again'", "answer its own go/no-go prompts in the affirmative").
+
+Where: fenced blocks whose info string names a shell (or none, or plain text), inline code spans
+whose first word is a catalogue command (after ``$ `` / ``sudo``), and, for prose forms, every
+sentence of the body outside fenced blocks (inline code included: the prose names the flag).
+
+A prose form counts only in a sentence with a directive word (a base-form verb or a modal,
+:func:`unveil.core.instruction.has_directive_word`): a checklist item "`sudo`, `chmod 777`, setuid
+bits" or a table row "`--no-verify` | Skips hooks" names the form without telling anyone to use it.
+
+Severity is the form's (what the agent would do). Only same-sentence evidence lowers it: a
+prohibition before the hit in the same sentence ("never use ``--no-verify``", "do not run as root")
+makes it info. Nothing elsewhere in the file lowers it. A parsed finding carries
+``data["parsed"] = True`` so :func:`unveil.core.checks.commands.supersede.supersede` merges it into
+an overlapping regex finding its rule lists in ``supersedes``.
+
+Cost: the check returns at once when none of the catalogue's trigger literals occurs in the
+case-folded text (one Aho–Corasick pass, ``ahocorasick_rs``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import regex
+
+from unveil.core import shell
+from unveil.core.findings import Finding, Severity
+from unveil.core.instruction import has_directive_word
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+log = logging.getLogger(__name__)
+
+CATEGORY = "privilege-escalation"
+
+_SEV = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
+
+_SHELLISH = frozenset(
+    {"", "sh", "bash", "zsh", "shell", "console", "shell-session", "terminal", "text", "txt", "plain", "powershell", "ps1", "fish"}
+)
+
+_PROHIBITION = regex.compile(
+    r"\b(?:never|don'?t|do not|does not|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|may not|avoid|"
+    r"forbid\w*|prohibit\w*|not (?:allowed|permitted)|no longer|refuse|instead of|rather than|without)\b",
+    regex.I,
+)
+"""Negations: count anywhere in the sentence before the hit."""
+
+_PREVENTING = regex.compile(
+    r"\b(?:block\w*|prevent\w*|reject\w*|den(?:y|ies)|disallow\w*|guard(?:s|ing)? against|"
+    r"protect\w* against|stop\w*|catch\w*|detect\w*)\b[^,;:\n]*$",
+    regex.I,
+)
+"""Verbs that stop the act: count when in the same clause as the hit (no comma or semicolon between),
+"a hook to prevent agents from skipping hooks with --no-verify", not "if the hook blocks a commit,
+commit with --no-verify"."""
+
+_SENTENCE_END = regex.compile(r"[.!?](?=\s)|\n[ \t]*\n|\n(?=[ \t]*(?:[-*+]|\d+[.)]|#)\s)|\n(?=[ \t]*\|)|\|[ \t]*(?=\n)")
+
+
+@dataclass(frozen=True)
+class CommandForm:
+    """One ``[[command]]`` entry of the catalogue (see the data file for the fields)."""
+
+    id: str
+    rule: str
+    severity: Severity
+    names: frozenset[str]
+    sub: tuple[str, ...]
+    flags: frozenset[str]
+    args: frozenset[str]
+    arg_regex: re.Pattern[str] | None
+    all: bool
+    raw: bool
+    what: str
+    min_positionals: int = 0
+
+
+@dataclass(frozen=True)
+class ProseForm:
+    """One ``[[prose]]`` entry: ``pattern`` searched in one sentence."""
+
+    id: str
+    rule: str
+    severity: Severity
+    pattern: regex.Pattern
+    what: str
+
+
+def _soft_wrapped(pattern: str) -> str:
+    """``pattern`` with each in-sentence window ``[^.!?\n]`` also crossing a single line break
+    (a soft-wrapped sentence), never a blank line."""
+    return pattern.replace("[^.!?\\n]", "(?:[^.!?\\n]|\\n(?![ \\t]*\\n))")
+
+
+def _data_path() -> Path:
+    return Path(__file__).resolve().parents[2] / "data" / "escalation_forms.toml"
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> tuple[tuple[CommandForm, ...], tuple[ProseForm, ...]]:
+    """The parsed catalogue. Raises ``OSError``/``tomllib.TOMLDecodeError``/``KeyError``/``re.error``
+    on a broken data file (a packaging bug, caught by the tests)."""
+    data = tomllib.loads(_data_path().read_text(encoding="utf-8"))
+    cmds = tuple(
+        CommandForm(
+            c["id"],
+            c["rule"],
+            _SEV[c["severity"]],
+            frozenset(c["names"]),
+            tuple(c.get("sub", ())),
+            frozenset(c.get("flags", ())),
+            frozenset(c.get("args", ())),
+            re.compile(c["arg_regex"], re.I) if c.get("arg_regex") else None,
+            bool(c.get("all", False)),
+            bool(c.get("raw", False)),
+            c["what"],
+            int(c.get("min_positionals", 0)),
+        )
+        for c in data.get("command", ())
+    )
+    prose = tuple(
+        ProseForm(p["id"], p["rule"], _SEV[p["severity"]], regex.compile(_soft_wrapped(p["pattern"]), regex.I), p["what"])
+        for p in data.get("prose", ())
+    )
+    return cmds, prose
+
+
+_TRIGGERS = (
+    "--admin", "--auto", "auto-merge", "automerge", "--no-verify", "commit", "--force", "-f", "auto-approve",
+    "dangerously", "--yolo", "--full-auto", "--yes", "-y", "sudo", "root", "chmod", "777", "666", "rwx", "o+w",
+    "world-writable", "chown", "ownership", "owner", "assum", "ask again", "always allow", "affirmative",
+    "behalf", "admin", "branch protection", "elevat", "superuser", "kubectl", "helm", "terraform", "tofu",
+)
+
+
+@lru_cache(maxsize=1)
+def _automaton():
+    try:
+        import ahocorasick_rs
+
+        return ahocorasick_rs.AhoCorasick(list(_TRIGGERS))
+    except Exception:  # noqa: BLE001 - no library: fall back to str.find
+        return None
+
+
+def may_apply(folded: str) -> bool:
+    """Whether any trigger literal occurs in the case-folded text (the literal prefilter)."""
+    ac = _automaton()
+    if ac is not None:
+        try:
+            return bool(ac.find_matches_as_indexes(folded))
+        except (UnicodeError, ValueError):  # lone surrogates (undecodable bytes): scan per literal
+            pass
+    return any(t in folded for t in _TRIGGERS)
+
+
+# -- parsed commands ----------------------------------------------------------------------------
+
+
+def _positionals(args) -> list[str]:
+    return [a.text for a in args if not a.text.startswith("-")]
+
+
+def _has_flag(texts: list[str], flag: str) -> bool:
+    for t in texts:
+        if t == flag or (flag.startswith("--") and t.startswith(flag + "=")):
+            return True
+        if len(flag) == 2 and flag[0] == "-" and flag[1].isalpha() and re.fullmatch(r"-[A-Za-z]{2,}", t) and flag[1] in t[1:]:
+            return True
+    return False
+
+
+def match_command(form: CommandForm, argv_texts: list[str], name: str, args) -> bool:
+    """Whether a parsed command (``name`` and its ``args`` words) is ``form``."""
+    if name not in form.names:
+        return False
+    texts = [a.text for a in args]
+    pos = _positionals(args)
+    if len(pos) < form.min_positionals:
+        return False
+    if form.sub and [p.lower() for p in pos[: len(form.sub)]] != list(form.sub):
+        return False
+    checks = []
+    if form.flags:
+        checks.append(any(_has_flag(texts, f) for f in form.flags))
+    if form.args:
+        checks.append(any(t in form.args for t in texts))
+    if form.arg_regex is not None:
+        checks.append(any(form.arg_regex.search(t) for t in texts))
+    if not checks:
+        return True
+    return all(checks) if form.all else any(checks)
+
+
+def _command_hits(script, forms) -> list[tuple[CommandForm, int, int]]:
+    out = []
+    for s in [script, *script.line_scripts]:
+        for c in s.commands():
+            if not c.argv:
+                continue
+            name, args, _w = c.effective()
+            raw_name = c.name
+            raw_args = c.argv[1:]
+            for form in forms:
+                if form.raw:
+                    ok = match_command(form, [], raw_name, raw_args) and name != raw_name
+                else:
+                    ok = match_command(form, [], name, args)
+                if ok:
+                    out.append((form, c.start, c.end))
+    return out
+
+
+def _first_word(code: str) -> str:
+    s = re.sub(r"^\$\s+", "", code.strip())
+    return shell.basename(re.split(r"[\s|;&()<>]", s, maxsplit=1)[0])
+
+
+# -- prose --------------------------------------------------------------------------------------
+
+
+def _sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[a, b)`` of the sentence around ``[start, end)``: back to the previous sentence end, a blank
+    line or a list item / heading start, forward to the next."""
+    a = 0
+    for m in _SENTENCE_END.finditer(text, max(0, start - 600), start):
+        a = m.end()
+    m = _SENTENCE_END.search(text, end, min(len(text), end + 600))
+    b = m.start() if m else min(len(text), end + 600)
+    return a, b
+
+
+def _prohibited(text: str, a: int, start: int, end: int | None = None) -> bool:
+    """A prohibition in the sentence starting at ``a`` around the hit ``[start, end)``: a negation
+    before the hit ("never …", "do not …", "instead of …"), or a preventing verb in the same clause
+    up to the hit's end ("to prevent containers from running as root")."""
+    if _PROHIBITION.search(text, a, start):
+        return True
+    end = start if end is None else end
+    return bool(_PREVENTING.search(text[a:end]))
+
+
+# -- the check ----------------------------------------------------------------------------------
+
+
+def _finding(form, sev: Severity, start: int, end: int, where: str, prohibited: bool, parsed: bool) -> Finding:
+    msg = f"{where} {form.what}"
+    if prohibited:
+        msg += " (stated as a prohibition in the same sentence)"
+    data = {"form": form.id, "region": where, "prohibited": prohibited}
+    if parsed:
+        data["parsed"] = True
+    return Finding(form.rule, sev, start, max(end, start + 1), msg, category=CATEGORY, data=data)
+
+
+def check(ctx) -> list[Finding]:
+    """PRV011–PRV013 over the document's fenced shell blocks, inline code and prose sentences."""
+    doc, md = ctx.doc, ctx.markdown
+    text = doc.text
+    if not may_apply(text.casefold()):
+        return []
+    try:
+        cmds, prose = catalogue()
+    except Exception as exc:  # noqa: BLE001 - a broken data file must not stop the analysis
+        log.warning("escalation catalogue unreadable: %s", exc)
+        return []
+    names = frozenset(n for f in cmds for n in f.names) | {"sudo"}
+    out: list[Finding] = []
+    fences = []
+    for fence in md.fences:
+        fences.append((fence.start, fence.end))
+        if fence.lang.lower() not in _SHELLISH:
+            continue
+        first = fence.line + 1
+        last = doc.line_of(max(fence.start, fence.end - 1))
+        if last < first:
+            continue
+        a = doc.line_starts[first]
+        b = doc.line_starts[last] if last > first else a
+        body = text[a:b]
+        body = re.sub(r"(?m)^(\s*)\$ ", lambda m: m.group(1) + "  ", body)
+        try:
+            script = shell.parse(body, a)
+        except ImportError:
+            raise
+        except Exception:  # noqa: BLE001
+            continue
+        for form, s, e in _command_hits(script, cmds):
+            out.append(_finding(form, form.severity, s, e, "A command in a code block", False, True))
+    fence_starts = {a for a, _b in fences}
+    for span in md.code:
+        if span.start in fence_starts:
+            continue
+        raw = text[span.start : span.end]
+        if not raw.startswith("`"):
+            continue
+        n = len(raw) - len(raw.lstrip("`"))
+        inner = raw[n : len(raw) - n] if raw.endswith("`" * n) and len(raw) >= 2 * n else raw[n:]
+        if _first_word(inner) not in names:
+            continue
+        code = re.sub(r"\r\n|\r|\n", " ", inner)
+        lead = re.match(r"^\s*(?:\$\s+)?", code).end()
+        try:
+            script = shell.parse(code[lead:], span.start + n + lead)
+        except ImportError:
+            raise
+        except Exception:  # noqa: BLE001
+            continue
+        for form, s, e in _command_hits(script, cmds):
+            a, _b = _sentence_bounds(text, span.start, span.end)
+            banned = _prohibited(text, a, span.start)
+            sev = Severity.INFO if banned else form.severity
+            out.append(_finding(form, sev, s, e, "Inline command", banned, True))
+    # prose sentences outside fenced blocks
+    fences.sort()
+    for form in prose:
+        try:
+            for m in form.pattern.finditer(text, timeout=0.5):
+                s, e = m.span()
+                if any(fa <= s < fb for fa, fb in fences):
+                    continue
+                a, b = _sentence_bounds(text, s, e)
+                if not has_directive_word(text[a:b]):
+                    continue  # a checklist or table naming the form, not telling anyone to do it
+                banned = _prohibited(text, a, s, e)
+                sev = Severity.INFO if banned else form.severity
+                out.append(_finding(form, sev, s, e, "The text", banned, False))
+        except TimeoutError:
+            out.append(
+                Finding(
+                    "UNV002",
+                    Severity.WARNING,
+                    0,
+                    min(1, len(text)),
+                    f"escalation form {form.id} timed out on this file: it may have missed text anywhere in the file",
+                )
+            )
+    return _dedupe(out)
+
+
+def _dedupe(found: list[Finding]) -> list[Finding]:
+    """One finding per rule per overlapping range (the most severe, then the first)."""
+    found.sort(key=lambda f: (f.start, f.severity, -(f.end - f.start)))
+    kept: list[Finding] = []
+    for f in found:
+        if any(k.rule == f.rule and k.start < f.end and f.start < k.end for k in kept):
+            continue
+        kept.append(f)
+    return kept
