@@ -106,7 +106,7 @@ def analyze(
     as an ``UNV001`` error finding so nothing is left unscanned silently.
     """
     if count_tokens:
-        tokens.wait()  # token budgets (TOK rules) need counts: load the tokenizer first
+        tokens.prepare()  # token budgets (TOK rules) need counts: available before the checks run
     doc = Document(text)
     md = markdown.parse(doc)
     fm = frontmatter.parse(text)
