@@ -802,16 +802,31 @@ PAYLOAD = (
 )
 
 
+def _cut_between_blocks(unit: str, limit: int) -> str:
+    """The longest prefix of ``unit`` of at most ``limit`` code points that ends at a blank line
+    outside any code fence (or the whole first block)."""
+    best = unit.find("\n\n") + 2 or len(unit)
+    i = unit.find("\n\n")
+    while 0 <= i < limit:
+        if unit[:i].count("```") % 2 == 0:
+            best = i + 2
+        i = unit.find("\n\n", i + 2)
+    return unit[:best]
+
+
 def padded_agents_md(size: int, filler: str) -> tuple[str, int]:
-    """An AGENTS.md of about ``size`` bytes: corpus prose repeated, the :data:`PAYLOAD` on a line
-    of its own in the middle. Returns the text and the payload's 1-based line."""
+    """An AGENTS.md of about ``size`` bytes: corpus prose repeated in whole copies (a copy cut
+    in the middle could leave a code fence open and put the payload inside a code block), the
+    :data:`PAYLOAD` on a line of its own in the middle. Returns the text and the payload's
+    1-based line."""
     unit = filler.rstrip("\n") + "\n\n"
+    if 2 * len(unit.encode("utf-8")) > size:  # small sizes: a shorter unit, cut between blocks
+        unit = _cut_between_blocks(unit, max(200, size // 2 - 100))
+    width = len(unit.encode("utf-8"))
     half = max(0, size // 2 - 40)
-    head = "# Project agents\n\n" + (unit * (half // len(unit) + 1))[:half]
-    head = head[: head.rfind("\n") + 1] if "\n" in head else head + "\n"
-    tail_len = max(0, size - len(head) - len(PAYLOAD) - 2)
-    tail = (unit * (tail_len // len(unit) + 1))[:tail_len]
-    tail = tail[: tail.rfind("\n") + 1] if "\n" in tail else ""
+    head = "# Project agents\n\n" + unit * max(0, round(half / width))
+    tail_len = max(0, size - len(head.encode("utf-8")) - len(PAYLOAD) - 2)
+    tail = unit * max(0, round(tail_len / width))
     text = head + PAYLOAD + "\n\n" + tail
     return text, head.count("\n") + 1
 

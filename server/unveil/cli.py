@@ -1366,6 +1366,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "serve" and not ({"-h", "--help"} & set(argv[1:])):
+        from unveil.core import rxcache
+
+        rxcache.install()  # before the server imports the checks: their patterns load, not compile
         from unveil.lsp.server import run
 
         return run(argv[1:])
@@ -1387,6 +1390,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     saved = os.environ.get("UNVEIL_NO_CACHE")
     if no_cache:  # unveil.core.cache reads it; pool workers inherit it
         os.environ["UNVEIL_NO_CACHE"] = "1"
+    else:
+        from unveil.core import rxcache
+
+        rxcache.install()  # compiled patterns from the user cache (a no-op when it is off)
     try:
         return handler(args)
     except KeyboardInterrupt:

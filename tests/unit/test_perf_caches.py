@@ -147,6 +147,8 @@ def test_a_damaged_ranks_entry_is_rebuilt_from_the_bundled_file(cache_dir, monke
     monkeypatch.setattr(tokens, "_done", threading.Event())
     monkeypatch.setattr(tokens, "_encoding", None)
     monkeypatch.setattr(tokens, "_error", None)
+    monkeypatch.setattr(tokens, "_ranks", None)  # read again: from the damaged entry
+    monkeypatch.setattr(tokens, "_long", None)
     tokens._load()
     assert tokens._encoding.encode_ordinary("hello world") == [24912, 2375]
     assert cache.load_marshal("tokenizer", key) == ranks  # the entry was rewritten

@@ -38,6 +38,7 @@ def test_exact_counts(text, expected):
 def test_wait_false_returns_none_while_loading(monkeypatch):
     monkeypatch.setattr(tokens, "_done", threading.Event())
     monkeypatch.setattr(tokens, "_thread", object())  # pretend a load is in progress
+    monkeypatch.setattr(tokens, "_subsets", None)  # (prepare() sets up subsets only when none is)
     assert tokens.ready() is False
     assert tokens.count("hello world", wait=False) is None
     assert tokens.count("", wait=False) == 0

@@ -1,11 +1,15 @@
 """The on-disk cache in the user cache directory: what later processes need not compute again.
 
-Three kinds of entries, each a file ``<cache dir>/<namespace>/<key>``:
+Four kinds of entries, each a file ``<cache dir>/<namespace>/<key>``:
 
 * ``tokenizer/`` — the parsed ``o200k_base`` ranks (:mod:`unveil.core.tokens`), ``marshal``;
 * ``rules/`` — the load-time analysis of the pattern rules (literal prefilters, single-line and
   match-width bounds; :mod:`unveil.core.checks.directives`), ``marshal``, keyed by the SHA-256
   of the rule files' bytes and the unveil version;
+* ``regex/`` — compiled ``regex`` patterns (:mod:`unveil.core.rxcache`), ``marshal`` of pickles,
+  keyed by the unveil, Python and ``regex`` versions;
+* ``rules/`` also holds the parsed rule files (:mod:`unveil.core.rules`), ``marshal``, keyed by
+  their names and bytes;
 * ``files/`` — one CLI result per scanned file (:mod:`unveil.core.results`), ``pickle``, keyed by
   :func:`file_key`: the unveil version, the rules and settings hash, the file's path and bytes and
   the bytes of every file its ``@imports`` reached.
@@ -13,7 +17,8 @@ Three kinds of entries, each a file ``<cache dir>/<namespace>/<key>``:
 The directory is ``$UNVEIL_CACHE_DIR`` when set, else platformdirs' ``user_cache_dir("unveil")``
 (``~/.cache/unveil`` on Linux); it is created with mode 0700. ``UNVEIL_NO_CACHE=1`` (the CLI's
 ``--no-cache`` sets it, so pool workers see it too) turns every read and write off. Nothing
-here ever raises: an unreadable, corrupt or unwritable cache is the same as an empty one, and a
+here ever raises: an unreadable, corrupt or unwritable cache is the same as an empty one (every
+entry carries the SHA-256 of its payload, checked on every read), and a
 write goes to a temporary file renamed into place, so a concurrent reader never sees half an
 entry. The cache only ever holds what unveil computed itself from bytes it hashed; a scanned
 file cannot name or place an entry.
@@ -31,8 +36,11 @@ from typing import Any, Iterable
 
 ENV_DIR = "UNVEIL_CACHE_DIR"
 ENV_OFF = "UNVEIL_NO_CACHE"
-FORMAT = 1
+FORMAT = 2
 """Bumped when an entry's layout changes; part of every key."""
+_MAGIC = b"UNVC2"
+"""Every entry is ``_MAGIC``, the SHA-256 of the payload (32 bytes), then the payload: a
+truncated or altered file is a miss, never a wrong value."""
 
 
 def enabled() -> bool:
@@ -69,13 +77,21 @@ def _path(namespace: str, key: str) -> Path | None:
 
 
 def _read(namespace: str, key: str) -> bytes | None:
+    """The payload of an entry whose checksum holds, else ``None``."""
     p = _path(namespace, key)
     if p is None:
         return None
     try:
-        return p.read_bytes()
+        data = p.read_bytes()
     except OSError:
         return None
+    head = len(_MAGIC) + 32
+    if len(data) < head or not data.startswith(_MAGIC):
+        return None
+    payload = data[head:]
+    if hashlib.sha256(payload).digest() != data[len(_MAGIC) : head]:
+        return None
+    return payload
 
 
 def _write(namespace: str, key: str, data: bytes) -> bool:
@@ -87,6 +103,7 @@ def _write(namespace: str, key: str, data: bytes) -> bool:
         fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-")
         try:
             with os.fdopen(fd, "wb") as fh:
+                fh.write(_MAGIC + hashlib.sha256(data).digest())
                 fh.write(data)
             os.replace(tmp, p)
         except BaseException:
@@ -107,7 +124,7 @@ def load_marshal(namespace: str, key: str) -> Any:
         return None
     try:
         return marshal.loads(data)
-    except (EOFError, ValueError, TypeError):
+    except (EOFError, ValueError, TypeError, OverflowError):
         return None
 
 

@@ -556,6 +556,17 @@ def _joiner(prev: str, nxt: str) -> str:
     return "" if a and b and _UNSPACED.match(a) and _UNSPACED.match(b) else " "
 
 
+_LINE_BREAKS = regex.compile(r"[\r\n]*")
+
+
+def _line_after(text: str, pos: int) -> str:
+    """``text[pos:].lstrip("\\r\\n").split("\\n", 1)[0]`` without copying the rest of the text
+    (that copy per line made :func:`_join_edits` quadratic on big files)."""
+    start = _LINE_BREAKS.match(text, pos).end()
+    end = text.find("\n", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
 def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: list, block_inside=None) -> None:
     """Soft line breaks in prose paragraphs and continued list items become one space (nothing
     between two Han or kana characters); indented continuation lines of YAML values in frontmatter
@@ -592,7 +603,7 @@ def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: l
         html_like = prev.lstrip(" \t").startswith("<")
         if (_starts_block(prev, None) if html_like else _BLOCK_START.match(prev)) and not _QUOTE.match(prev):
             continue  # a heading, table row, HTML line … ends at its line
-        following = text[le:].lstrip("\r\n").split("\n", 1)[0] if le < n else None
+        following = _line_after(text, le) if le < n else None
         qm = _QUOTE.match(nxt)
         pq = _QUOTE.match(prev)
         prev_body = prev[pq.end() :] if pq else prev

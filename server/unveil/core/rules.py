@@ -174,13 +174,7 @@ def parse_rule(table: dict, category: str, source: str) -> Rule:
     )
 
 
-def load_rule_files(paths: Iterable[Path], into: RuleSet | None = None) -> RuleSet:
-    """Load rule files (or every ``*.toml`` in a folder) into a :class:`RuleSet`.
-
-    Never raises for bad content: each unreadable file, TOML syntax error, bad rule or duplicate
-    id becomes one line in ``errors`` naming the file and rule; the other rules still load.
-    """
-    rs = into or RuleSet()
+def _rule_files(paths: Iterable[Path]) -> list[Path]:
     files: list[Path] = []
     for p in paths:
         p = Path(p)
@@ -188,38 +182,89 @@ def load_rule_files(paths: Iterable[Path], into: RuleSet | None = None) -> RuleS
             files.extend(sorted(p.glob("*.toml")))
         else:
             files.append(p)
+    return files
+
+
+def _parse_file(f: Path) -> dict | str:
+    """The TOML table of rule file ``f``, or one error line naming it."""
+    from unveil.core import safe_read
+
+    try:
+        return tomllib.loads(safe_read.read_config_text(f))
+    except safe_read.RefusedRead as exc:
+        return f"{f}: cannot read rule file: {exc.reason}"
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"{f}: cannot read rule file: {exc}"
+    except RecursionError:
+        return f"{f}: invalid TOML: nested too deeply"
+    except tomllib.TOMLDecodeError as exc:
+        return f"{f}: invalid TOML: {exc}"
+
+
+def _add_file(rs: RuleSet, f: Path, data: dict | str) -> None:
+    if isinstance(data, str):
+        rs.errors.append(data)
+        return
+    category = str(data.get("category", f.stem))
+    for table in data.get("rule", []):
+        try:
+            rule = parse_rule(table, category, str(f))
+        except ValueError as exc:
+            rs.errors.append(f"{f}: {exc}")
+            continue
+        if rule.id in rs.rules:
+            rs.errors.append(f"{f}: rule {rule.id}: duplicate id (first defined in {rs.rules[rule.id].source})")
+            continue
+        rs.rules[rule.id] = rule
+
+
+def load_rule_files(paths: Iterable[Path], into: RuleSet | None = None) -> RuleSet:
+    """Load rule files (or every ``*.toml`` in a folder) into a :class:`RuleSet`.
+
+    Never raises for bad content: each unreadable file, TOML syntax error, bad rule or duplicate
+    id becomes one line in ``errors`` naming the file and rule; the other rules still load.
+    """
+    rs = into or RuleSet()
+    for f in _rule_files(paths):
+        _add_file(rs, f, _parse_file(f))
+    return rs
+
+
+def _parsed_bundled(folder: Path) -> list[tuple[Path, dict | str]]:
+    """``(file, TOML table or error line)`` for every ``*.toml`` of ``folder``. The tables come
+    from the user cache (:mod:`unveil.core.cache`, ``rules/parsed-…``, ``marshal``) when the key
+    matches: the unveil version and every file's name and bytes, so an added, removed or edited
+    rule file is parsed again. Parsing the bundled files takes about 0.1 s; loading the entry
+    about 5 ms. A cache problem only means parsing."""
+    from unveil.core import cache
+
+    files = _rule_files([folder])
+    raw: list[bytes | None] = []
     for f in files:
         try:
-            from unveil.core import safe_read
-
-            data = tomllib.loads(safe_read.read_config_text(f))
-        except safe_read.RefusedRead as exc:
-            rs.errors.append(f"{f}: cannot read rule file: {exc.reason}")
-            continue
-        except (OSError, UnicodeDecodeError) as exc:
-            rs.errors.append(f"{f}: cannot read rule file: {exc}")
-            continue
-        except RecursionError:
-            rs.errors.append(f"{f}: invalid TOML: nested too deeply")
-            continue
-        except tomllib.TOMLDecodeError as exc:
-            rs.errors.append(f"{f}: invalid TOML: {exc}")
-            continue
-        category = str(data.get("category", f.stem))
-        for table in data.get("rule", []):
-            try:
-                rule = parse_rule(table, category, str(f))
-            except ValueError as exc:
-                rs.errors.append(f"{f}: {exc}")
-                continue
-            if rule.id in rs.rules:
-                rs.errors.append(f"{f}: rule {rule.id}: duplicate id (first defined in {rs.rules[rule.id].source})")
-                continue
-            rs.rules[rule.id] = rule
-    return rs
+            raw.append(f.read_bytes())
+        except OSError:
+            raw.append(None)
+    key = None
+    if all(b is not None for b in raw):
+        parts: list[bytes | str] = [cache.version_tag()]
+        for f, b in zip(files, raw):
+            parts += [f.name, b or b""]
+        key = "parsed-" + cache.digest(parts)[:32]
+        got = cache.load_marshal("rules", key)
+        if isinstance(got, list) and len(got) == len(files) and all(isinstance(d, dict) for d in got):
+            return list(zip(files, got))
+    out: list[tuple[Path, dict | str]] = [(f, _parse_file(f)) for f in files]
+    if key is not None and all(isinstance(d, dict) for _, d in out):
+        cache.store_marshal("rules", key, [d for _, d in out])
+    return out
 
 
 @lru_cache(maxsize=1)
 def bundled_rules() -> RuleSet:
-    """The rules shipped with unveil (cached; the files are read once per process)."""
-    return load_rule_files([bundled_rules_dir()])
+    """The rules shipped with unveil (cached; the files are read once per process, their parsed
+    tables kept in the user cache: :func:`_parsed_bundled`)."""
+    rs = RuleSet()
+    for f, data in _parsed_bundled(bundled_rules_dir()):
+        _add_file(rs, f, data)
+    return rs

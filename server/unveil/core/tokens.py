@@ -6,12 +6,22 @@ tiktoken downloads; provenance in ``unveil/data/README.md``). Nothing is ever do
 pre-tokenization pattern and special tokens (research note agent-formats.md §5.1, §5.3). The
 gunzipped bytes must hash to :data:`O200K_SHA256`; a mismatch raises :class:`TokenizerError`.
 
-Loading takes about half a second, so it happens in a background thread:
+Loading takes about a quarter of a second of CPU (building tiktoken's ``CoreBPE`` from 200,000
+ranks, after reading them), so it happens in a background thread:
 
 * :func:`preload` starts loading and returns at once (idempotent);
-* :func:`ready` says whether the encoding is loaded; :func:`wait` waits for the load to finish;
+* :func:`ready` says whether counting works without waiting; :func:`wait` waits for the load
+  to finish;
 * :func:`count` counts tokens (``wait=False`` returns ``None`` while still loading);
-* :func:`encoding` returns the ``tiktoken.Encoding`` (waits).
+* :func:`encoding` returns the ``tiktoken.Encoding`` (waits);
+* :func:`prepare` (what :func:`unveil.core.analyze.analyze` calls before counting) makes counts
+  available at once without the full load when no load was started: a process that counts a
+  few small texts (``unveil check`` of one file) only reads the ranks and counts each text with
+  an encoding of the ranks that can occur in it (:func:`subset_ranks`: about 10,000 of them,
+  built in about 10 ms). The counts are the same: BPE only ever looks up the ranks of byte
+  strings inside one pre-token, and a pre-token lies inside one segment of
+  :func:`segments`, so every rank it can look up is one of that subset. Past
+  :data:`SUBSET_BUDGET` code points of distinct text, the full encoding is built instead.
 
 The parsed ranks (about 200,000 ``bytes → int`` pairs) are kept in the user cache directory
 (:mod:`unveil.core.cache`, entry ``tokenizer/o200k-<SHA-256 prefix>``, ``marshal``) so later
@@ -34,6 +44,7 @@ import time
 from pathlib import Path
 from typing import Literal, overload
 
+import regex
 import tiktoken
 
 O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
@@ -109,6 +120,51 @@ def _encoding_of(ranks: dict[bytes, int]) -> tiktoken.Encoding:
     return tiktoken.Encoding(name="o200k_base", pat_str=O200K_PAT, mergeable_ranks=ranks, special_tokens=O200K_SPECIAL)
 
 
+SUBSET_MAX_BYTES = 16
+"""Byte strings up to this long are looked up per text for a subset encoding; the 3,987 ranks
+of longer tokens are always in it (:data:`O200K_LONG`)."""
+O200K_LONG = 3_987
+"""Number of ``o200k_base`` tokens longer than :data:`SUBSET_MAX_BYTES` bytes."""
+SUBSET_BUDGET = 64_000
+"""Code points of distinct text :func:`count` may enumerate for subset encodings before it
+builds the full encoding instead (enumerating costs about 1.5 µs per code point, the full
+encoding about 0.2 s)."""
+
+_SEGMENT = regex.compile(r"(?<=[\p{L}\p{M}\p{N}\p{P}\p{S}])(?=[ \t])")
+
+
+def segments(text: str) -> list[str]:
+    """``text`` cut before every space or tab that follows a letter, mark, number, punctuation
+    or symbol character.
+
+    No ``o200k_base`` pre-token spans such a cut: after a character that is not whitespace, the
+    pattern's alternatives continue only with letters and marks (words and their ``'s``
+    suffixes), punctuation and symbols, or ``[\\r\\n/]``; a space or tab only ever starts a
+    pre-token or continues a run of whitespace. (The cut needs no Unicode ``White_Space`` table:
+    no character of those general categories is whitespace in any Unicode version.)"""
+    return _SEGMENT.split(text)
+
+
+def subset_ranks(text: str, ranks: dict[bytes, int], long: dict[bytes, int]) -> dict[bytes, int]:
+    """The ranks an ``o200k_base`` encoding of ``text`` can look up: every token of at most
+    :data:`SUBSET_MAX_BYTES` UTF-8 bytes found inside one of :func:`segments` (``text`` must
+    encode as UTF-8: :func:`_clean` it first), plus ``long`` (the longer tokens)."""
+    found: set[bytes] = set()
+    k_max = SUBSET_MAX_BYTES
+    for seg in set(segments(text)):
+        b = seg.encode("utf-8")
+        n = len(b)
+        for k in range(1, min(k_max, n) + 1):
+            found.update(b[i : i + k] for i in range(n - k + 1))
+    out = dict(long)
+    get = ranks.get
+    for piece in found:
+        r = get(piece)
+        if r is not None:
+            out[piece] = r
+    return out
+
+
 def _cached_ranks() -> dict[bytes, int] | None:
     """The ranks from the user cache (:func:`unveil.core.cache.load_marshal`), or ``None``."""
     from unveil.core import cache
@@ -119,32 +175,76 @@ def _cached_ranks() -> dict[bytes, int] | None:
     return None
 
 
-def _load() -> None:
-    global _encoding, _error, load_seconds
-    started = time.perf_counter()
-    try:
+_ranks: dict[bytes, int] | None = None
+_long: dict[bytes, int] | None = None
+_ranks_lock = threading.Lock()
+
+
+def _probe_ok(ranks: dict[bytes, int]) -> bool:
+    """Whether ``ranks`` encode the probe text as the bundled file does (a subset encoding:
+    no token of the probe is longer than :data:`SUBSET_MAX_BYTES`)."""
+    enc = _encoding_of(subset_ranks(_PROBE[0], ranks, {}))
+    return enc.encode_ordinary(_PROBE[0]) == _PROBE[1]
+
+
+def _get_ranks() -> tuple[dict[bytes, int], dict[bytes, int]]:
+    """``(ranks, long)``: every rank, and the ranks of the tokens longer than
+    :data:`SUBSET_MAX_BYTES`; read once per process, from the user cache when it holds a sound
+    entry, else from the bundled file (and stored). Raises :class:`TokenizerError`."""
+    global _ranks, _long
+    with _ranks_lock:
+        if _ranks is not None and _long is not None:
+            return _ranks, _long
+        from unveil.core import cache
+
         ranks = _cached_ranks()
-        if ranks is not None:
-            enc = _encoding_of(ranks)
-            if enc.encode_ordinary(_PROBE[0]) != _PROBE[1]:
-                ranks = None  # a damaged entry: rebuild from the bundled file
-            else:
-                _encoding = enc
+        if ranks is not None and not _probe_ok(ranks):
+            ranks = None  # a damaged entry: rebuild from the bundled file
         if ranks is None:
             try:
                 data = (DATA_DIR / DATA_FILE).read_bytes()
             except OSError as exc:
                 raise TokenizerError(f"bundled {DATA_FILE} not found: {exc}; reinstall unveil") from exc
             ranks = _ranks_of(data)
-            from unveil.core import cache
-
             cache.store_marshal("tokenizer", f"o200k-{O200K_SHA256[:16]}", ranks)
+        long_key = f"o200k-{O200K_SHA256[:16]}-long{SUBSET_MAX_BYTES}"
+        keys = cache.load_marshal("tokenizer", long_key)
+        if not (
+            isinstance(keys, list)
+            and len(keys) == O200K_LONG
+            and all(isinstance(k, bytes) and len(k) > SUBSET_MAX_BYTES and k in ranks for k in keys)
+        ):
+            keys = [k for k in ranks if len(k) > SUBSET_MAX_BYTES]
+            cache.store_marshal("tokenizer", long_key, keys)
+        _ranks, _long = ranks, {k: ranks[k] for k in keys}
+        return _ranks, _long
+
+
+def _load() -> None:
+    global _encoding, _error, load_seconds
+    started = time.perf_counter()
+    try:
+        if _encoding is None:
+            ranks, _ = _get_ranks()
             _encoding = _encoding_of(ranks)
         load_seconds = time.perf_counter() - started
     except BaseException as exc:  # noqa: BLE001 - reported to every caller of count()
         _error = exc
     finally:
         _done.set()
+
+
+def _load_now() -> None:
+    """Build the full encoding in this thread unless a load was started (then wait for it)."""
+    global _thread
+    with _lock:
+        mine = _thread is None
+        if mine:
+            _thread = threading.current_thread()
+    if mine:
+        _load()
+    else:
+        _done.wait()
 
 
 def preload() -> None:
@@ -157,8 +257,65 @@ def preload() -> None:
 
 
 def ready() -> bool:
-    """``True`` once the encoding is loaded (``False`` while loading or if loading failed)."""
-    return _done.is_set() and _encoding is not None
+    """``True`` once counting works without waiting: the encoding is loaded, or :func:`prepare`
+    set up subset encodings (``False`` while loading or if loading failed)."""
+    return (_done.is_set() and _encoding is not None) or _subsets is not None
+
+
+class _Subsets:
+    """Subset encodings (see the module docstring): the texts covered so far (cleaned) and one
+    encoding of the ranks any of them can look up, rebuilt when a new text adds ranks."""
+
+    def __init__(self, ranks: dict[bytes, int], long: dict[bytes, int]) -> None:
+        self.ranks, self.long = ranks, long
+        self.chosen: dict[bytes, int] = dict(long)
+        self.covered: list[str] = []
+        self.enumerated = 0
+        self.enc: tiktoken.Encoding | None = None
+        self.lock = threading.Lock()
+
+    def encoder_for(self, clean: str) -> tiktoken.Encoding | None:
+        """An encoding that counts ``clean`` exactly, or ``None`` once :data:`SUBSET_BUDGET` is spent."""
+        with self.lock:
+            if self.enc is not None and any(clean in c for c in self.covered):
+                return self.enc
+            if self.enumerated + len(clean) > SUBSET_BUDGET:
+                return None
+            self.enumerated += len(clean)
+            got = subset_ranks(clean, self.ranks, {})
+            if self.enc is None or len(got.keys() - self.chosen.keys()):
+                self.chosen.update(got)
+                self.enc = _encoding_of(self.chosen)
+            self.covered.append(clean)
+            return self.enc
+
+
+_subsets: _Subsets | None = None
+
+
+def prepare() -> bool:
+    """Make :func:`count` answer without waiting for a background load, for this process:
+    when a load was started (:func:`preload`) or has finished, wait for it; else read the ranks
+    and count with subset encodings (module docstring) until :data:`SUBSET_BUDGET` is spent,
+    then with the full encoding. Returns whether counting works (``False``: loading failed,
+    :func:`error` says why; :func:`count` then raises). Never raises."""
+    global _subsets, _error
+    if _thread is not None or _done.is_set():
+        return wait()
+    if _subsets is not None:
+        return True
+    try:
+        ranks, long = _get_ranks()
+    except BaseException as exc:  # noqa: BLE001 - reported by count() through encoding()
+        with _lock:
+            if _thread is None:
+                _error = exc
+                _done.set()
+        return False
+    with _lock:
+        if _subsets is None:
+            _subsets = _Subsets(ranks, long)
+    return True
 
 
 def wait() -> bool:
@@ -219,8 +376,15 @@ def count(text: str, wait: bool = True) -> int | None:
     got = _memo.get(text)
     if got is not None:
         return got
-    enc = encoding()
     clean = _clean(text)
+    enc = None
+    subsets = _subsets
+    if subsets is not None and not (_done.is_set() and _encoding is not None):
+        enc = subsets.encoder_for(clean)
+        if enc is None:  # budget spent: the full encoding from now on, built here
+            _load_now()
+    if enc is None:
+        enc = encoding()
     n = sum(len(enc.encode_ordinary(part)) for part in chunks(clean))
     _remember(text, n)
     return n

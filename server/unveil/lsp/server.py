@@ -43,6 +43,11 @@ a small document be analysed while a 1 MB one is (the GIL interleaves them every
 slow file no longer delays a keystroke elsewhere. Stale versions are never started: the
 scheduler coalesces a document's requests to its newest version."""
 
+TOKENIZER_DELAY_S = 1.0
+"""Seconds after ``initialized`` the tokenizer starts loading when no diagnostics were published
+yet (:meth:`UnveilServer.watch_tokenizer`); a hover or inlay hint that needs a count starts it
+at once."""
+
 TIME_BUDGET_S = 2.0
 """An analysis still running after this many seconds publishes a diagnostic saying the file is not
 fully analysed yet (``UNV022``); the full result replaces it when the analysis finishes."""
@@ -455,6 +460,11 @@ class UnveilServer(LanguageServer):
         analyses and ask the client to refresh inlay hints."""
         loop = asyncio.get_running_loop()
         if not tokens_mod.ready():
+            # Loading holds the GIL for about 0.2 s (tiktoken builds its tables): start it once the
+            # first diagnostics are out (they never wait for it), or after TOKENIZER_DELAY_S.
+            deadline = loop.time() + TOKENIZER_DELAY_S
+            while not self._published and loop.time() < deadline:
+                await asyncio.sleep(0.02)
             try:
                 await loop.run_in_executor(None, tokens_mod.wait)
             except Exception:  # noqa: BLE001
@@ -583,11 +593,10 @@ def run(argv: list[str] | None = None) -> int:
     root.handlers[:] = [handler]
     root.setLevel(args.log_level)
     logging.getLogger("pygls").setLevel(logging.DEBUG if args.log_level == "DEBUG" else logging.WARNING)
-    tokens_mod.preload()
     server = create_server()
-    # Warm up in the analysis thread while the client initializes: the first analysis compiles
-    # every rule's patterns and imports the parsers (about 0.5 s), so the first didOpen does not
-    # pay for it. The executor has one worker, so a didOpen queued meanwhile simply runs next.
+    # Warm up in an analysis thread while the client initializes: the first analysis imports the
+    # parsers and loads the rule patterns (from the compiled-pattern cache, core/rxcache.py), so
+    # the first didOpen does not pay for it. The tokenizer loads later (watch_tokenizer).
     server.executor.submit(_warm_up)
     server.start_io()
     # LSP 3.17: exit after shutdown exits 0, exit without shutdown exits 1 (end of input: 0)

@@ -97,6 +97,7 @@ from typing import Callable, Iterable, Sequence
 import regex
 
 from unveil.core import context as cx
+from unveil.core import rxcache
 from unveil.core.checks import obfuscation
 from unveil.core.checks.literal_index import WINDOW_MIN_TEXT as _WINDOW_MIN_TEXT
 from unveil.core.checks.literal_index import Lines as _Lines
@@ -212,7 +213,8 @@ def _compile_list(items: Sequence[str], flags: int, what: str, rid: str) -> list
     out = []
     for i, pat in enumerate(items):
         try:
-            out.append(regex.compile(pat, flags))
+            with rxcache.recording():  # rule patterns: kept in the compiled-pattern cache
+                out.append(regex.compile(pat, flags))
         except (regex.error, TypeError, ValueError, OverflowError, RecursionError) as exc:
             raise ValueError(f"rule {rid}: invalid {what}[{i}] {pat!r}: {exc}") from None
     return out
@@ -233,7 +235,8 @@ class _LazyPattern:
     def __getattr__(self, name: str):
         compiled = self._compiled
         if compiled is None:
-            compiled = self._compiled = regex.compile(self.pattern, self.flags)
+            with rxcache.recording():
+                compiled = self._compiled = regex.compile(self.pattern, self.flags)
         return getattr(compiled, name)
 
 
@@ -352,11 +355,15 @@ def _bundled_analyses(base: RuleSet) -> tuple[dict, PatternRules | None]:
     if key is not None:
         got = cache.load_marshal("rules", key)
         if isinstance(got, dict) and isinstance(got.get("analyses"), dict):
+            if isinstance(got.get("vocabulary"), (list, tuple)):
+                _VOCABULARY[:] = [frozenset(str(w) for w in got["vocabulary"])]
             return {rid: tuple(a) for rid, a in got["analyses"].items()}, None
     compiled = compile_rules(list(base))
     analyses = {pr.id: (tuple(pr.prefilters), tuple(pr.single_line), tuple(pr.widths)) for pr in compiled.rules}
+    vocabulary = _vocabulary(compiled.rules)
+    _VOCABULARY[:] = [vocabulary]
     if key is not None:
-        cache.store_marshal("rules", key, {"analyses": analyses})
+        cache.store_marshal("rules", key, {"analyses": analyses, "vocabulary": sorted(vocabulary)})
     return analyses, compiled
 
 
@@ -941,9 +948,21 @@ def rule_vocabulary() -> frozenset[str]:
     each pattern's source (escapes such as ``\\b`` and group syntax such as ``(?P<hit>`` removed)
     and of its required literals (:func:`~unveil.core.checks.pattern_analysis.required_literals`).
     What the rules look for, in every language and notation they cover (commands, URL parts,
-    secret names); the obfuscation check tells rot13 from noise with it."""
+    secret names); the obfuscation check tells rot13 from noise with it. Kept with the bundled
+    rules' cached analysis (:func:`_bundled_analyses`)."""
+    rules = load_pattern_rules().rules
+    if _VOCABULARY:
+        return _VOCABULARY[0]
+    return _vocabulary(rules)
+
+
+_VOCABULARY: list[frozenset[str]] = []
+""":func:`rule_vocabulary` as computed or loaded with the bundled rules' analysis (empty until then)."""
+
+
+def _vocabulary(rules) -> frozenset[str]:
     words: set[str] = set()
-    for pr in load_pattern_rules().rules:
+    for pr in rules:
         if _is_user(pr):
             continue
         for pat in pr.patterns:

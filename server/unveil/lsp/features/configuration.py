@@ -20,7 +20,6 @@ import uuid
 
 from lsprotocol import types
 
-from unveil.core import tokens as tokens_mod
 from unveil.core.config import Settings
 from unveil.lsp.textdoc import install_workspace
 
@@ -62,7 +61,6 @@ def register(server) -> None:
         ls.init_settings = Settings().merged(params.initialization_options)
         ls.editor_layers = [params.initialization_options, None]  # over the project config
         ls.settings = ls.init_settings
-        tokens_mod.preload()
 
     @server.feature(types.INITIALIZED)
     @safe()

@@ -13,6 +13,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
+from unveil.core import rxcache
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -67,6 +69,7 @@ def _compile_path(pat: str, bare_name: bool = False) -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=4)
+@rxcache.records
 def load_locations(name: str) -> tuple[Location, ...]:
     """Load ``unveil/data/<name>.toml`` (``secret_paths`` or ``persistence_paths``). Raises
     ``ValueError`` naming the file when it is malformed (a packaging error, caught by the tests)."""
@@ -121,6 +124,7 @@ def normalize_path(p: str) -> str:
 
 
 @lru_cache(maxsize=4)
+@rxcache.records
 def _union(catalogue: str) -> re.Pattern[str]:
     """One regex matching whatever any location's paths match (a prefilter: most words match none)."""
     pats = [rx.pattern for loc in load_locations(catalogue) for rx in loc.paths]
