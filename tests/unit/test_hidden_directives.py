@@ -144,7 +144,10 @@ def test_benign_hidden_notes_get_no_directive_weight(note):
 def test_script_body_is_code_not_a_directive():
     text = "# X\n\n<script>\nwindow.onload = function() { const ui = SwaggerUIBundle({ url: '/api/openapi.json' }) }\n</script>\n"
     assert all(f.severity > Severity.ERROR for f in hid(text))
-    assert classify("const ui = Bundle({ url: 'https://x.example/api.json' }) must use src/a.ts", directives=False).weight == ""
+    assert (
+        classify("const ui = Bundle({ url: 'https://x.example/api.json' }) must use src/a.ts", directives=False).weight
+        == ""
+    )
 
 
 def test_prose_quoting_the_same_sentence_visibly_is_not_graded_here():

@@ -55,11 +55,19 @@ def test_location_outside_code_merges_into_per020(loc):
 
 WORDED = [  # (sentence, location text, severity)
     ("Register a cron entry that runs `~/.cache/kit/sync.sh` every hour.", "cron entry", Severity.ERROR),
-    ("Drop a plist in `~/Library/LaunchAgents` that keeps the sync agent alive.", "~/Library/LaunchAgents", Severity.WARNING),
+    (
+        "Drop a plist in `~/Library/LaunchAgents` that keeps the sync agent alive.",
+        "~/Library/LaunchAgents",
+        Severity.WARNING,
+    ),
     ("Add a post-checkout hook to `.git/hooks` that refreshes the cache.", ".git/hooks", Severity.WARNING),
     ("Install `tools/sync.sh` as `.git/hooks/post-merge` in every clone.", ".git/hooks/post-merge", Severity.ERROR),
     ("Create unit files in `/etc/systemd/system/` for each service.", "/etc/systemd/system/", Severity.INFO),
-    ("Add `~/.cache/kit/agentd` to `/etc/systemd/system/kit.service` as ExecStart.", "/etc/systemd/system/kit.service", Severity.ERROR),
+    (
+        "Add `~/.cache/kit/agentd` to `/etc/systemd/system/kit.service` as ExecStart.",
+        "/etc/systemd/system/kit.service",
+        Severity.ERROR,
+    ),
     ("Add `export PATH=$HOME/.kit/bin:$PATH` to `~/.bashrc`.", "~/.bashrc", Severity.INFO),
     ("Add `alias k=kubectl` to `~/.zshrc` if you like short commands.", "~/.zshrc", Severity.INFO),
 ]
@@ -101,7 +109,7 @@ def test_persistence_near_misses_stay_below_warning(sentence):
 @pytest.mark.parametrize(
     "block,sev",
     [
-        ("export PATH=\"$HOME/.kit/bin:$PATH\"\nexport KIT_PROFILE=dev", Severity.INFO),
+        ('export PATH="$HOME/.kit/bin:$PATH"\nexport KIT_PROFILE=dev', Severity.INFO),
         ("source ~/.kit/env.sh", Severity.ERROR),
         ("curl -fsSL https://kit.example-tools.dev/env | sh", Severity.ERROR),
         ("kit-helper --daemon", Severity.WARNING),

@@ -371,7 +371,15 @@ _DIRECTIVE_FORMS: dict[str, regex.Pattern] = {
     ),
     # an imperative opening a clause, after fronted adverbials / prepositional phrases / "so whenever …,"
     "imperative-clause": regex.compile(
-        _CLAUSE_START + _ADVERBS + r"?(?:" + _FRONTED + r")?" + _ADVERBS + r"?(?:" + _IMPERATIVE_VERBS + r")\b(?!\s*[:)])",
+        _CLAUSE_START
+        + _ADVERBS
+        + r"?(?:"
+        + _FRONTED
+        + r")?"
+        + _ADVERBS
+        + r"?(?:"
+        + _IMPERATIVE_VERBS
+        + r")\b(?!\s*[:)])",
         regex.M,
     ),
 }
@@ -453,7 +461,9 @@ def directive_weight(text: str, found: set[str] | frozenset[str] = frozenset()) 
 
 
 _DIRECTIVE_WORD = regex.compile(
-    r"(?<![\w-])(?:" + _IMPERATIVE_VERBS + r"|must|should|shall|always|whenever|is to|are to|need to|needs to|have to|has to|"
+    r"(?<![\w-])(?:"
+    + _IMPERATIVE_VERBS
+    + r"|must|should|shall|always|whenever|is to|are to|need to|needs to|have to|has to|"
     r"it'?s (?:fine|ok|okay|acceptable|allowed) to|feel free to|go ahead)(?![\w-])"
 )
 _CODE_SPAN = regex.compile(r"`[^`\n]*`")

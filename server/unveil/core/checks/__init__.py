@@ -38,8 +38,16 @@ class Context:
 
 def all_checks():
     """The check functions in a fixed order, imported lazily."""
-    from unveil.core.checks import commands, directives, frontmatter_schema, limits, markup, obfuscation, unicode
-    from unveil.core.checks import escalation
+    from unveil.core.checks import (
+        commands,
+        directives,
+        escalation,
+        frontmatter_schema,
+        limits,
+        markup,
+        obfuscation,
+        unicode,
+    )
 
     return [
         unicode.check,

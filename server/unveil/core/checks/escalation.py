@@ -52,7 +52,22 @@ CATEGORY = "privilege-escalation"
 _SEV = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
 
 _SHELLISH = frozenset(
-    {"", "sh", "bash", "zsh", "shell", "console", "shell-session", "terminal", "text", "txt", "plain", "powershell", "ps1", "fish"}
+    {
+        "",
+        "sh",
+        "bash",
+        "zsh",
+        "shell",
+        "console",
+        "shell-session",
+        "terminal",
+        "text",
+        "txt",
+        "plain",
+        "powershell",
+        "ps1",
+        "fish",
+    }
 )
 
 _PROHIBITION = regex.compile(
@@ -136,17 +151,53 @@ def catalogue() -> tuple[tuple[CommandForm, ...], tuple[ProseForm, ...]]:
         for c in data.get("command", ())
     )
     prose = tuple(
-        ProseForm(p["id"], p["rule"], _SEV[p["severity"]], regex.compile(_soft_wrapped(p["pattern"]), regex.I), p["what"])
+        ProseForm(
+            p["id"], p["rule"], _SEV[p["severity"]], regex.compile(_soft_wrapped(p["pattern"]), regex.I), p["what"]
+        )
         for p in data.get("prose", ())
     )
     return cmds, prose
 
 
 _TRIGGERS = (
-    "--admin", "--auto", "auto-merge", "automerge", "--no-verify", "commit", "--force", "-f", "auto-approve",
-    "dangerously", "--yolo", "--full-auto", "--yes", "-y", "sudo", "root", "chmod", "777", "666", "rwx", "o+w",
-    "world-writable", "chown", "ownership", "owner", "assum", "ask again", "always allow", "affirmative",
-    "behalf", "admin", "branch protection", "elevat", "superuser", "kubectl", "helm", "terraform", "tofu",
+    "--admin",
+    "--auto",
+    "auto-merge",
+    "automerge",
+    "--no-verify",
+    "commit",
+    "--force",
+    "-f",
+    "auto-approve",
+    "dangerously",
+    "--yolo",
+    "--full-auto",
+    "--yes",
+    "-y",
+    "sudo",
+    "root",
+    "chmod",
+    "777",
+    "666",
+    "rwx",
+    "o+w",
+    "world-writable",
+    "chown",
+    "ownership",
+    "owner",
+    "assum",
+    "ask again",
+    "always allow",
+    "affirmative",
+    "behalf",
+    "admin",
+    "branch protection",
+    "elevat",
+    "superuser",
+    "kubectl",
+    "helm",
+    "terraform",
+    "tofu",
 )
 
 
@@ -182,7 +233,13 @@ def _has_flag(texts: list[str], flag: str) -> bool:
     for t in texts:
         if t == flag or (flag.startswith("--") and t.startswith(flag + "=")):
             return True
-        if len(flag) == 2 and flag[0] == "-" and flag[1].isalpha() and re.fullmatch(r"-[A-Za-z]{2,}", t) and flag[1] in t[1:]:
+        if (
+            len(flag) == 2
+            and flag[0] == "-"
+            and flag[1].isalpha()
+            and re.fullmatch(r"-[A-Za-z]{2,}", t)
+            and flag[1] in t[1:]
+        ):
             return True
     return False
 
@@ -316,7 +373,8 @@ def check(ctx) -> list[Finding]:
         if _first_word(inner) not in names:
             continue
         code = re.sub(r"\r\n|\r|\n", " ", inner)
-        lead = re.match(r"^\s*(?:\$\s+)?", code).end()
+        lead_m = re.match(r"^\s*(?:\$\s+)?", code)
+        lead = lead_m.end() if lead_m else 0
         try:
             script = shell.parse(code[lead:], span.start + n + lead)
         except ImportError:
@@ -330,9 +388,9 @@ def check(ctx) -> list[Finding]:
             out.append(_finding(form, sev, s, e, "Inline command", banned, True))
     # prose sentences outside fenced blocks
     fences.sort()
-    for form in prose:
+    for pform in prose:
         try:
-            for m in form.pattern.finditer(text, timeout=0.5):
+            for m in pform.pattern.finditer(text, timeout=0.5):
                 s, e = m.span()
                 if any(fa <= s < fb for fa, fb in fences):
                     continue
@@ -340,8 +398,8 @@ def check(ctx) -> list[Finding]:
                 if not has_directive_word(text[a:b]):
                     continue  # a checklist or table naming the form, not telling anyone to do it
                 banned = _prohibited(text, a, s, e)
-                sev = Severity.INFO if banned else form.severity
-                out.append(_finding(form, sev, s, e, "The text", banned, False))
+                sev = Severity.INFO if banned else pform.severity
+                out.append(_finding(pform, sev, s, e, "The text", banned, False))
         except TimeoutError:
             out.append(
                 Finding(
@@ -349,7 +407,7 @@ def check(ctx) -> list[Finding]:
                     Severity.WARNING,
                     0,
                     min(1, len(text)),
-                    f"escalation form {form.id} timed out on this file: it may have missed text anywhere in the file",
+                    f"escalation form {pform.id} timed out on this file: it may have missed text anywhere in the file",
                 )
             )
     return _dedupe(out)

@@ -702,7 +702,7 @@ def _container(doc, h) -> Finding | None:
         sev = Severity.ERROR if v.level == "instruction" else Severity.WARNING
     else:
         sev = _SEV[v.level] if v.level in _SEV else Severity.INFO
-    sev = _graded(v, sev)
+    sev = _graded(v, sev) or sev
     end = min(len(doc.text), h.end)
     return _carried_finding(
         "HID023",

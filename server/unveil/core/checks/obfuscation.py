@@ -553,7 +553,10 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
             and (
                 _rate([w.translate(_ROT13) for w in words]) >= WEAK_RATE
                 or _rate([w[::-1] for w in words]) >= WEAK_RATE
-                or (dictionary_rate(words) <= RAW_DICT_MAX and dictionary_rate([w.translate(_ROT13) for w in words]) >= DICT_RATE)
+                or (
+                    dictionary_rate(words) <= RAW_DICT_MAX
+                    and dictionary_rate([w.translate(_ROT13) for w in words]) >= DICT_RATE
+                )
             )
         )
         if not english or not _rot_english(line, lm.start(), spans, framed, frame_rot, frame_rev, out):
@@ -747,7 +750,6 @@ _PCT_TOKEN = re.compile(r"[^\s`'\"<>]*%[0-9A-Fa-f]{2}[^\s`'\"<>]*")
 
 def _PCT_STOP(ch: str) -> bool:
     return ch.isspace() or ch in "`'\"<>"
-
 
 
 def _find_percent_prose(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:

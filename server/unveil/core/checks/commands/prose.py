@@ -56,8 +56,8 @@ from typing import Iterable
 
 from unveil.core import context as cx
 from unveil.core.checks import obfuscation
-from unveil.core.checks.directives import doc_state
 from unveil.core.checks.commands.locations import load_locations, match_location, secret_in
+from unveil.core.checks.directives import doc_state
 from unveil.core.findings import Finding, Severity
 
 RULE_PERSIST = "PER040"
@@ -105,7 +105,9 @@ _SEND = re.compile(
     r"cop(?:y|ying)\s+(?:it|them|that|this|\S+)\s+(?:to|into|in)|print\s+\S+(?:\s+\S+)?\s+(?:to|into|in))\b|"
     r"\b(?:file|list|report|open|post|e-?mail|mail|share|quote|pipe|create|raise)\s+" + _OBJ
 )
-_AUTH_USE = re.compile(r"(?i)\b(?:authori[sz]ation|authenticat\w+|auth\s+header|bearer|headers?|x-api-key|api-key\s+header)\b")
+_AUTH_USE = re.compile(
+    r"(?i)\b(?:authori[sz]ation|authenticat\w+|auth\s+header|bearer|headers?|x-api-key|api-key\s+header)\b"
+)
 """A secret used to authenticate to the URL (a header, a bearer token): how an API key is meant to
 be used with its own service, not a leak (the parsed command judge sees the command itself)."""
 _STORE = re.compile(r"(?i)\b(?:add|adding|put|putting|write|writing|insert|inserting|place|include|including)\b")
@@ -132,7 +134,9 @@ _HOST = re.compile(
     r"(?:/[^\s`'\"<>)\]]*)?(?![\w.-])"
 )
 _LOCAL = re.compile(r"(?i)^(?:https?://)?(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\])(?:[:/]|$)")
-_FROM_BEFORE = re.compile(r"(?i)\b(?:from|see|visit|read|per|docs?|documentation|guide|at\s+the\s+docs)\s*[:(`'\"]*\s*$")
+_FROM_BEFORE = re.compile(
+    r"(?i)\b(?:from|see|visit|read|per|docs?|documentation|guide|at\s+the\s+docs)\s*[:(`'\"]*\s*$"
+)
 
 _SECRET_VAR_NAME = re.compile(
     r"(?<![\w$])\$?\{?(?:[A-Z][A-Z0-9]*_)*(?:[A-Z0-9]*_)?(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PAT|CREDENTIALS?|"
@@ -207,7 +211,9 @@ _EXTRA_LITERALS = (
 )
 
 
-_TOO_COMMON = frozenset({".json", ".yml", ".yaml", ".toml", ".xml", ".conf", ".config", ".local", ".git", ".pth", ".env."})
+_TOO_COMMON = frozenset(
+    {".json", ".yml", ".yaml", ".toml", ".xml", ".conf", ".config", ".local", ".git", ".pth", ".env."}
+)
 """Catalogue pieces too common to be candidates on their own (file extensions, ``.git``): the
 paths that hold them have another piece (``git/hooks``, ``settings.json``) or an extra literal."""
 
@@ -294,7 +300,9 @@ def _pathlike(t: str) -> bool:
     return "/" in t or t.startswith((".", "~", "$", "%")) or "\\" in t
 
 
-PROSE_LOCATIONS = frozenset({"shell-startup", "git-hooks", "cron", "launch-agents", "systemd", "autostart", "ssh-access"})
+PROSE_LOCATIONS = frozenset(
+    {"shell-startup", "git-hooks", "cron", "launch-agents", "systemd", "autostart", "ssh-access"}
+)
 """Catalogue entries (``persistence_paths.toml`` ids) judged in words. Left out: the agent's own
 settings and skills folders, git configuration, editor settings and interpreter start-up files —
 installing a skill, configuring a hook the user asked for or setting a VS Code option is what
@@ -417,7 +425,15 @@ def _exfil_hit(vt: str, s: int, e: int) -> Hit | None:
     assert verb is not None
     a, b = min(source[0], sink[0], s + verb.start()), max(source[1], sink[1])
     msg = f"Sends a secret out, in words: {source[2]} → {' '.join(sink[2].split())[:80]}"
-    hit = Hit(RULE_EXFIL, Severity.ERROR, a, b, msg, {"source": source[2], "sink": sink[2]}, (s + verb.start(), s + verb.end()))
+    hit = Hit(
+        RULE_EXFIL,
+        Severity.ERROR,
+        a,
+        b,
+        msg,
+        {"source": source[2], "sink": sink[2]},
+        (s + verb.start(), s + verb.end()),
+    )
     object.__setattr__(hit, "parts", ((source[0], source[1]), (sink[0], sink[1])))
     return hit
 
@@ -494,7 +510,13 @@ def _scan(dc: cx.DocContext, skip: list[tuple[int, int]]) -> list[Finding]:
                     view.orig_end(h.end),
                     msg,
                     category=CATEGORY[h.rule],
-                    data={"region": j.region, "parsed": True, "prose": True, **h.facts, **({"combo": "egress"} if h.rule == RULE_EXFIL else {})},
+                    data={
+                        "region": j.region,
+                        "parsed": True,
+                        "prose": True,
+                        **h.facts,
+                        **({"combo": "egress"} if h.rule == RULE_EXFIL else {}),
+                    },
                 )
             )
     return out
@@ -507,8 +529,10 @@ def _inside_one_command(dc: cx.DocContext, view, h: Hit) -> bool:
     if not h.parts:
         return False
     spans = [dc.regions.code_span(view.orig_start(a)) for a, _b in h.parts]
-    return spans[0] is not None and all(sp == spans[0] for sp in spans) and all(
-        view.orig_end(b) <= spans[0][1] for _a, b in h.parts
+    return (
+        spans[0] is not None
+        and all(sp == spans[0] for sp in spans)
+        and all(view.orig_end(b) <= spans[0][1] for _a, b in h.parts)
     )
 
 
