@@ -38,7 +38,7 @@ class Context:
 
 def all_checks():
     """The check functions in a fixed order, imported lazily."""
-    from unveil.core.checks import commands, directives, frontmatter_schema, limits, markup, obfuscation, unicode
+    from unveil.core.checks import clauses, commands, directives, frontmatter_schema, limits, markup, obfuscation, unicode
 
     return [
         unicode.check,
@@ -48,4 +48,5 @@ def all_checks():
         limits.check,
         frontmatter_schema.check,
         commands.check,
+        clauses.check,
     ]
