@@ -66,7 +66,7 @@ _NO_INFLECT = frozenset(
     " so that i me you your yourself down up again longer never nothing only just none anymore here now this these"
     " those them him her who whoever at into via has have had do does did can may should must will would".split()
 )
-_GAP_WORDS = r"(?:\s+[^\s.;:!?]+){0,3}?\s+"
+_GAP_WORDS = r"(?:\s+[^\s.;:!?]+){0,5}?\s+"
 _CJK_GAP = r"[^\s。！？；，、,.;:!?]{0,8}"
 _SPLIT = regex.compile(r";\s|:\s|\s[—–]\s|\s--\s|[；：]|\n")
 _BETWEEN_BREAK = regex.compile(r"\b(?:and|then|but|or)\b|,", regex.I)
@@ -81,6 +81,9 @@ def _inflect(w: str, irregular: dict[str, list[str]]) -> str:
     """Regex of an English lemma's forms (lower case): -s/-es/-ed/-ing with e-drop, y → ies/ied,
     consonant doubling of short words, plus the irregular forms listed for it."""
     extra = [regex.escape(x) for x in irregular.get(w, ())]
+    head, sep, tail = w.rpartition("-")
+    if sep and tail.isalpha() and len(tail) >= 3:  # "force-push" → force-pushes, force-pushed
+        return "(?:" + "|".join([regex.escape(head + sep) + _inflect(tail, irregular), *extra]) + ")"
     if not w.isalpha() or len(w) < 3 or w in _NO_INFLECT:
         base = regex.escape(w) + ("(?:s|d|ed)?" if len(w) >= 4 and w[-1].isalpha() and w not in _NO_INFLECT else "")
     elif w.endswith("e"):
@@ -112,6 +115,8 @@ def _word(tok: str, english: bool, irregular: dict) -> str:
         return r"\w*" + regex.escape(tok[1:-1]) + r"\w*"
     if tok.endswith("*") and len(tok) > 1:
         return regex.escape(tok[:-1]) + r"\w*"
+    if tok.startswith("*") and len(tok) > 1:
+        return r"\w*" + regex.escape(tok[1:])
     if english:
         return _inflect(tok.lower(), irregular)
     return regex.escape(tok)
@@ -129,18 +134,23 @@ def compile_entry(entry: str, lang: str, irregular: dict | None = None) -> str:
         return _CJK_GAP.join(parts)
     out: list[str] = []
     pending_gap = False
-    for tok in entry.split():
+    toks = entry.split()
+    for tok in toks:
         if tok in ("…", "..."):
             pending_gap = True
             continue
-        if out:
-            out.append(_GAP_WORDS if pending_gap else r"\s+")
+        optional = tok.startswith("(") and tok.endswith(")?")
+        w = _word(tok[:-1] if optional else tok, lang == "en", irregular)
+        sep = _GAP_WORDS if pending_gap else r"\s+"
+        if not out:
+            out.append(f"(?:{w}\\s+)?" if optional else w)
+        else:
+            out.append(f"(?:{sep}{w})?" if optional else sep + w)
         pending_gap = False
-        out.append(_word(tok, lang == "en", irregular))
     body = "".join(out)
-    first, last = entry.split()[0], entry.split()[-1]
-    lead = r"(?<![\w'’])" if (first[:1].isalnum() or first[:1] in "(*=") else ""
-    trail = r"(?![\w'’])" if (last[-1:].isalnum() or last[-1:] in ")*?") else ""
+    first, last = toks[0], toks[-1]
+    lead = r"(?<!\w)" if (first[:1].isalnum() or first[:1] in "(*=") else ""
+    trail = r"(?![\w'’-])" if (last[-1:].isalnum() or last[-1:] in ")*?") else ""
     return lead + "(?:" + body + ")" + trail
 
 
@@ -211,6 +221,18 @@ class ClauseRule:
     def hits(self, name: str, text: str) -> list[tuple[int, int]]:
         s = self.slots.get(name)
         return s.finditer(text, self.langs) if s is not None else []
+
+    def english(self, name: str, text: str) -> bool:
+        """Whether ``text`` (a match of slot ``name``) is matched by the slot's English entries."""
+        s = self.slots.get(name)
+        p = s.by_lang.get("en") if s is not None else None
+        return bool(p is not None and p.fullmatch(text))
+
+    def hits_not_english(self, name: str, text: str) -> list[tuple[int, int]]:
+        """Matches of the entries of the sentence's languages other than English."""
+        s = self.slots.get(name)
+        langs = frozenset((self.langs or frozenset(s.by_lang if s else ())) - {"en"})
+        return s.finditer(text, langs) if s is not None and langs else []
 
 
 FAMILIES = {"override": ("void", "rank", "defeat"), "waiver": ("dismissal", "grant", "without"),
@@ -317,7 +339,8 @@ def languages_of(sentence: str) -> frozenset[str]:
         en = sum(1 for w in words if w in _STOPWORDS.get("en", ()))
         for lang in ("es", "de", "fr", "pt"):
             sw = _STOPWORDS.get(lang)
-            if sw and sum(1 for w in words if w in sw) > en:
+            n = sum(1 for w in words if w in sw) if sw else 0
+            if n and n >= en:
                 langs.add(lang)
     return frozenset(langs)
 
@@ -383,6 +406,9 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
         kept.append(n)
     strong = cr.hits("qual", c)
     weak = cr.hits("weak_qual", c)
+    # after the noun: English relative clauses and sources; the other languages' qualifiers
+    # (Romance adjectives follow the noun: "las instrucciones anteriores")
+    post = set(cr.hits("post_qual", c)) | set(cr.hits_not_english("qual", c))
     preds = [(sp, "void") for sp in cr.hits("void", c)]
     preds += [(sp, "rank") for sp in cr.hits("rank", c)]
     preds += [(sp, "defeat") for sp in cr.hits("defeat", c)]
@@ -397,12 +423,13 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
 
         def qualifies(q: Span) -> bool:
             if _overlaps(q, nsp):
-                return q != nsp
+                return True  # "system prompt", German compounds ("Systemanweisungen"), CJK
             if q[1] <= nsp[0]:
                 return nsp[0] - q[1] <= 30 and not regex.search(r"[,;:]", c[q[1] : nsp[0]])
-            return q[0] - nsp[1] <= 70
+            return q in post and q[0] - nsp[1] <= 70
 
-        sq = [q for q in strong if qualifies(q)]
+        strong_all = sorted(set(strong) | (post - set(weak)))
+        sq = [q for q in strong_all if qualifies(q)]
         wq = [q for q in weak if qualifies(q)]
         if not sq and not wq:
             continue
@@ -414,7 +441,7 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
             if pk == "rank":
                 if strength != "strong" or kind != "instr":
                     continue
-                english = bool(regex.match(r"[A-Za-z]", c[psp[0] : psp[1]]))
+                english = cr.english("rank", c[psp[0] : psp[1]])
                 if english and not (psp[1] <= nsp[0] and nsp[0] - psp[1] <= 100):
                     continue
                 if not english and _gap(psp, nsp) > 100:
@@ -435,24 +462,49 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
     return best
 
 
+_BE = regex.compile(
+    r"\b(?:is|are|was|were|be|been|being|seems?|counts?|considered|regarded|deemed|treated|viewed|understood|remains?)\b",
+    regex.I,
+)
+
+
 def _waiver(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
     risky = bool(cr.hits("risky", sentence))
     if cr.hits("safe", c) and not risky:
         return None
     sev = Severity.ERROR if risky else Severity.WARNING
     approvals = cr.hits("approval", c)
+
+    def between(a: Span, d: Span) -> str:
+        lo, hi = (a[1], d[0]) if a[1] <= d[0] else (d[1], a[0])
+        return c[lo:hi]
+
+    def hit(a: Span, d: Span, s: Severity) -> Hit:
+        return Hit(min(a[0], d[0]), max(a[1], d[1]), s, f"{c[a[0]:a[1]]} … {c[d[0]:d[1]]}")
+
     for d in cr.hits("dismissal", c):
         if _negated(cr, c, d):
             continue
         for a in approvals:
-            if _overlaps(a, d) or _gap(a, d) > 60:
+            if not _overlaps(a, d) and _gap(a, d) <= 60 and not _BETWEEN_BREAK.search(between(a, d)):
+                return hit(a, d, sev)
+    for d in cr.hits("dismissal_adj", c):  # "confirmation prompts are regarded as noise"
+        if _negated(cr, c, d):
+            continue
+        for a in approvals:
+            if a[1] <= d[0] and d[0] - a[1] <= 60 and _BE.search(between(a, d)) and not _BETWEEN_BREAK.search(between(a, d)):
+                return hit(a, d, sev)
+    if risky:
+        for d in cr.hits("dismissal_verb", c):  # "skip the confirmation before force-pushing"
+            if _negated(cr, c, d):
                 continue
-            lo, hi = (a[1], d[0]) if a[1] <= d[0] else (d[1], a[0])
-            if _BETWEEN_BREAK.search(c[lo:hi]):
-                continue
-            return Hit(min(a[0], d[0]), max(a[1], d[1]), sev, f"{c[a[0]:a[1]]} … {c[d[0]:d[1]]}")
+            for a in approvals:
+                if d[1] <= a[0] and a[0] - d[1] <= 40 and not _BETWEEN_BREAK.search(between(a, d)):
+                    return hit(a, d, sev)
     for g in cr.hits("grant", c):
-        if not _negated(cr, c, g) and (risky or cr.hits("scope_all", c)):
+        if _negated(cr, c, g):
+            continue
+        if risky or any(not _overlaps(x, g) for x in cr.hits("scope_all", c)):
             return Hit(g[0], g[1], sev, c[g[0] : g[1]])
     if risky:
         for w in cr.hits("without", c):
@@ -469,11 +521,21 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
     action = bool(cr.hits("action", sentence))
     sev = Severity.ERROR if action else Severity.WARNING
 
-    def target(x: Span, allow_report_only: bool) -> Span | None:
-        """The nearest audience (or, with an action in the sentence, report channel) of ``x``,
-        not inside its own gap ("keep *the summary* out of …" names what is kept out)."""
+    def target(x: Span, allow_report_only: bool, inside: bool = False, slot: str = "exclusion") -> Span | None:
+        """The nearest audience (or, with an action in the sentence, report channel) of ``x``.
+        English: after it, within 30 code points ("stay out of *the summary*", "hidden from
+        *the reviewer*"); inside its gap only for ``inside`` ("do not let *the user* know"; for
+        an exclusion the gap holds what is kept out: "keep *the summary* out of the README").
+        Other languages: either side, within 60."""
         pool = audience + (reports if allow_report_only else [])
-        ok = [t for t in pool if not _overlaps(t, x) and _gap(t, x) <= 120]
+        english = cr.english(slot, c[x[0] : x[1]])
+        ok = []
+        for t in pool:
+            if english:
+                if (inside and x[0] < t[0] and t[1] <= x[1]) or (t[0] >= x[1] and t[0] - x[1] <= 30):
+                    ok.append(t)
+            elif not _overlaps(t, x) and _gap(t, x) <= 60:
+                ok.append(t)
         return min(ok, key=lambda t: _gap(t, x)) if ok else None
 
     for x in cr.hits("exclusion", c):
@@ -483,7 +545,9 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
         if t is not None:
             return Hit(min(t[0], x[0]), max(t[1], x[1]), sev, f"{c[x[0]:x[1]]} … {c[t[0]:t[1]]}")
     for q in cr.hits("silence", c):
-        t = target(q, action)
+        t = target(q, action, inside=True, slot="silence")
+        if t is not None and regex.match(r"\s+(?:to\s+\w|how\b|what\s+to\b)", c[t[1] : t[1] + 12], regex.I):
+            continue  # "never tell users to run …": an instruction about what to say, not silence
         if t is not None:
             return Hit(min(t[0], q[0]), max(t[1], q[1]), sev, f"{c[q[0]:q[1]]} … {c[t[0]:t[1]]}")
     steer = cr.hits("steer", c)
@@ -496,7 +560,7 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
         if not u or not st:
             continue
         negative = bool(regex.match(r"(?:never|not)\b", c[b[0] : b[1]], regex.I))
-        z = [t for t in restrict if t[0] >= b[1] and t[0] - b[1] <= 80] if regex.match(r"[A-Za-z]", c[b[0]:b[1]]) else [
+        z = [t for t in restrict if t[0] >= b[1] and t[0] - b[1] <= 80] if cr.english("belief", c[b[0] : b[1]]) else [
             t for t in restrict if _gap(t, b) <= 80
         ]
         if not negative and not z:
