@@ -47,6 +47,7 @@ per hit, stable ids, the higher severity kept).
 from __future__ import annotations
 
 import logging
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -60,7 +61,7 @@ log = logging.getLogger(__name__)
 
 CHECK_NAME = "clauses"
 CJK = frozenset({"zh", "ja", "ko"})
-_FLAGS = regex.IGNORECASE | regex.V1
+_FLAGS = regex.IGNORECASE | regex.V0  # V1 full case folding makes these alternations 10x slower to compile
 _NO_INFLECT = frozenset(
     "the a an of to as is are be was were been no not out off over from with yes it its on in by for and or any all"
     " so that i me you your yourself down up again longer never nothing only just none anymore here now this these"
@@ -68,6 +69,11 @@ _NO_INFLECT = frozenset(
 )
 _GAP_WORDS = r"(?:\s+[^\s.;:!?]+){0,5}?\s+"
 _CJK_GAP = r"[^\s。！？；，、,.;:!?]{0,8}"
+_SENTENCE_END = regex.compile(
+    r"(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no))[.!?][\"')\]*_]*(?=\s)|[。！？]", regex.I
+)
+"""Where a sentence of a line of the reading ends (the same breaks as the context judgement's
+sentences, :func:`unveil.core.context.unit_bounds`, within one line)."""
 _SPLIT = regex.compile(r";\s|:\s|\s[—–]\s|\s--\s|[；：]|\n")
 _BETWEEN_BREAK = regex.compile(r"\b(?:and|then|but|or)\b|,", regex.I)
 
@@ -154,7 +160,7 @@ def compile_entry(entry: str, lang: str, irregular: dict | None = None) -> str:
     return lead + "(?:" + body + ")" + trail
 
 
-def _token_literals(tok: str, lang: str) -> set[str] | None:
+def _token_literals(tok: str, lang: str, irregular: dict | None = None) -> set[str] | None:
     """Case-folded literals one of which every match of ``tok`` contains (``None``: none)."""
     if tok in ("*", "…", "...") or tok.endswith(")?"):
         return None
@@ -165,6 +171,8 @@ def _token_literals(tok: str, lang: str) -> set[str] | None:
         alt = alt.lstrip("=").strip("*")
         if not alt:
             return None
+        if lang == "en":
+            out.update(x.casefold() for x in (irregular or {}).get(alt.lower(), ()))
         if lang == "en" and alt.isalpha() and len(alt) >= 3 and alt not in _NO_INFLECT:
             if alt.endswith("e") or (alt.endswith("y") and alt[-2] not in "aeiou"):
                 alt = alt[:-1]
@@ -172,7 +180,7 @@ def _token_literals(tok: str, lang: str) -> set[str] | None:
     return out
 
 
-def _literals(entry: str, lang: str) -> set[str]:
+def _literals(entry: str, lang: str, irregular: dict | None = None) -> set[str]:
     """The prefilter literals of an entry: a match contains one of them. The token (CJK: the
     chunk) whose shortest literal is longest is chosen, so "no (le|les)? digas" gives {"digas"}."""
     if lang in CJK:
@@ -180,7 +188,7 @@ def _literals(entry: str, lang: str) -> set[str]:
         return {max(chunks, key=len).casefold()} if chunks else set()
     best: set[str] | None = None
     for tok in entry.split():
-        got = _token_literals(tok, lang)
+        got = _token_literals(tok, lang, irregular)
         if got and (best is None or min(map(len, got)) > min(map(len, best))):
             best = got
     return best or set()
@@ -188,18 +196,21 @@ def _literals(entry: str, lang: str) -> set[str]:
 
 @dataclass
 class Slot:
-    """One slot: its compiled pattern (all languages), per-language patterns and the literals."""
+    """One slot: its per-language compiled patterns (``pattern`` is unused, ``None``) and the
+    literals of its entries."""
 
     name: str
     pattern: object | None
     by_lang: dict[str, object] = field(default_factory=dict)
     literals: set[str] = field(default_factory=set)
+    filterable: bool = True
+    """Every entry has a literal: the slot cannot match in a sentence holding none of them."""
 
     def finditer(self, text: str, langs: frozenset[str] | None = None) -> list[tuple[int, int]]:
         """``(start, end)`` of the matches in ``text`` of the entries of ``langs`` (all: ``None``),
         sorted, overlapping matches of different languages kept."""
         if langs is None:
-            return [(m.start(), m.end()) for m in self.pattern.finditer(text)] if self.pattern is not None else []
+            langs = frozenset(self.by_lang)
         out: list[tuple[int, int]] = []
         for lang in langs:
             p = self.by_lang.get(lang)
@@ -217,10 +228,20 @@ class ClauseRule:
 
     langs: frozenset[str] | None = None
     """The languages of the sentence being analysed (:func:`languages_of`); ``None``: all."""
+    present: frozenset[str] | None = None
+    """The literals that occur in the sentence being analysed; ``None``: unknown (run every slot)."""
+
+    def absent(self, name: str) -> bool:
+        """Slot ``name`` cannot match in the sentence (none of its literals occurs in it)."""
+        s = self.slots.get(name)
+        if s is None:
+            return True
+        return self.present is not None and s.filterable and self.present.isdisjoint(s.literals)
 
     def hits(self, name: str, text: str) -> list[tuple[int, int]]:
-        s = self.slots.get(name)
-        return s.finditer(text, self.langs) if s is not None else []
+        if self.absent(name):
+            return []
+        return self.slots[name].finditer(text, self.langs)
 
     def english(self, name: str, text: str) -> bool:
         """Whether ``text`` (a match of slot ``name``) is matched by the slot's English entries."""
@@ -253,7 +274,7 @@ def compile_clause_rule(rule: Rule, irregular: dict) -> ClauseRule:
     for name, langs in table.items():
         if not isinstance(langs, dict):
             raise ValueError(f"rule {rule.id}: slot {name} must be a table of languages")
-        alts, by_lang, lits = [], {}, set()
+        alts, by_lang, lits, filterable = [], {}, set(), True
         for lang, entries in langs.items():
             if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
                 raise ValueError(f"rule {rule.id}: slot {name}.{lang} must be a list of strings")
@@ -267,10 +288,10 @@ def compile_clause_rule(rule: Rule, irregular: dict) -> ClauseRule:
                 alts.extend(srcs)
             for e in entries:
                 if e.strip():
-                    lits |= _literals(e, lang)
-        alts.sort(key=len, reverse=True)
-        pattern = regex.compile("|".join(alts), _FLAGS) if alts else None
-        slots[name] = Slot(name, pattern, by_lang, lits)
+                    got = _literals(e, lang, irregular)
+                    filterable = filterable and bool(got)
+                    lits |= got
+        slots[name] = Slot(name, None, by_lang, lits, filterable)
     triggers: set[str] = set()
     for name in FAMILIES[family]:
         if name in slots:
@@ -282,8 +303,17 @@ def compile_clause_rule(rule: Rule, irregular: dict) -> ClauseRule:
 class ClauseRules:
     rules: list[ClauseRule]
     errors: list[str]
-    index: object  # LiteralIndex over the long trigger literals
-    short: list[str]  # trigger literals below its minimum length
+    index: object  # LiteralIndex over every slot literal of AC_MIN_LEN or more code points
+    short: list[str]  # slot literals below that length (found with str.find)
+    triggers: frozenset[str]  # the predicate slots' literals: where a sentence is looked at
+
+
+REQUIRED = {
+    "override": (("void", "rank", "defeat"), ("noun", "config_noun", "api_noun"), ("qual", "weak_qual", "post_qual")),
+    "waiver": (("dismissal", "dismissal_adj", "dismissal_verb", "grant", "without"), ("approval", "grant", "without")),
+    "concealment": (("exclusion", "silence", "belief"), ("audience", "report")),
+}
+"""Per family: groups of slots of which one each must have a literal in a sentence."""
 
 
 @lru_cache(maxsize=1)
@@ -307,9 +337,15 @@ def load_clause_rules() -> ClauseRules:
         except ValueError as exc:
             errors.append(f"{r.source}: {exc}")
             log.info("clause rule load error: %s", exc)
-    lits = {t for cr in out for t in cr.triggers}
+    lits = {t for cr in out for slot in cr.slots.values() for t in slot.literals}
     index = LiteralIndex(lits)
-    return ClauseRules(out, errors, index, sorted(t for t in lits if len(t) < AC_MIN_LEN))
+    return ClauseRules(
+        out,
+        errors,
+        index,
+        sorted(t for t in lits if len(t) < AC_MIN_LEN),
+        frozenset(t for cr in out for t in cr.triggers),
+    )
 
 
 _STOPWORDS: dict[str, set[str]] = {}
@@ -366,11 +402,11 @@ def _negated(cr: ClauseRule, text: str, span: Span) -> bool:
     Japanese and Korean, a negative ending right after it)."""
     neg = cr.slots.get("negation")
     pre = text[max(0, span[0] - 40) : span[0]]
-    if neg is not None and neg.pattern is not None:
-        for m in neg.pattern.finditer(pre):
-            tail = pre[m.end() :]
+    if neg is not None:
+        for ms, me in neg.finditer(pre, cr.langs):
+            tail = pre[me:]
             if len(regex.findall(r"[\w'’-]+", tail)) <= 2 and not regex.search(r"[,;:.!?，。；]", tail):
-                if not (m.group(0).lower() == "no" and regex.match(r"\s*(?:longer|need)\b", text[span[0] :], regex.I)):
+                if not (pre[ms:me].lower() == "no" and regex.match(r"\s*(?:longer|need)\b", text[span[0] :], regex.I)):
                     return True
     post = text[span[1] : span[1] + 6]
     return bool(regex.match(r"\s*(?:しない|ないで|ません|지\s*마|지\s*않)", post))
@@ -416,9 +452,9 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
         return None
     best: Hit | None = None
     for nsp, kind in kept:
-        if breakers is not None and breakers.pattern is not None:
+        if breakers is not None and breakers.by_lang.get("en") is not None:
             nxt = _next_word(c, nsp[1])
-            if nxt and breakers.pattern.fullmatch(nxt):
+            if nxt and breakers.by_lang["en"].fullmatch(nxt):
                 continue
 
         def qualifies(q: Span) -> bool:
@@ -469,11 +505,15 @@ _BE = regex.compile(
 
 
 def _waiver(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
+    approvals = cr.hits("approval", c)
+    grants = cr.hits("grant", c)
+    withouts = cr.hits("without", c)
+    if not (approvals or grants or withouts):
+        return None
     risky = bool(cr.hits("risky", sentence))
     if cr.hits("safe", c) and not risky:
         return None
     sev = Severity.ERROR if risky else Severity.WARNING
-    approvals = cr.hits("approval", c)
 
     def between(a: Span, d: Span) -> str:
         lo, hi = (a[1], d[0]) if a[1] <= d[0] else (d[1], a[0])
@@ -501,13 +541,13 @@ def _waiver(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
             for a in approvals:
                 if d[1] <= a[0] and a[0] - d[1] <= 40 and not _BETWEEN_BREAK.search(between(a, d)):
                     return hit(a, d, sev)
-    for g in cr.hits("grant", c):
+    for g in grants:
         if _negated(cr, c, g):
             continue
         if risky or any(not _overlaps(x, g) for x in cr.hits("scope_all", c)):
             return Hit(g[0], g[1], sev, c[g[0] : g[1]])
     if risky:
-        for w in cr.hits("without", c):
+        for w in withouts:
             if not _negated(cr, c, w):
                 return Hit(w[0], w[1], Severity.ERROR, c[w[0] : w[1]])
     return None
@@ -582,11 +622,15 @@ def clauses_of(sentence: str) -> list[tuple[int, str]]:
     return [(o, t) for o, t in out if t.strip()]
 
 
-def analyse_sentence(cr: ClauseRule, sentence: str) -> list[Hit]:
+def analyse_sentence(cr: ClauseRule, sentence: str, present: frozenset[str] | None = None) -> list[Hit]:
     """Hits of ``cr`` in one sentence (offsets into ``sentence``): the first, most severe one of
-    its clauses (one finding per rule and sentence)."""
+    its clauses (one finding per rule and sentence). ``present``: the slot literals occurring in
+    the sentence (``None``: unknown); a rule missing one slot group of :data:`REQUIRED` is skipped."""
     out: list[Hit] = []
-    cr = replace(cr, langs=languages_of(sentence))  # a copy: the compiled rule is shared by threads
+    cr = replace(cr, present=present)  # a copy: the compiled rule is shared by threads
+    if present is not None and any(all(cr.absent(n) for n in group) for group in REQUIRED[cr.family]):
+        return out
+    cr.langs = languages_of(sentence)
     for off, c in clauses_of(sentence):
         if cr.family == "override":
             h = _override(cr, c)
@@ -620,25 +664,61 @@ _REASONS = {
 }
 
 
-def _candidates(folded: str, crs: ClauseRules) -> list[int]:
-    """Sorted offsets in ``folded`` where a trigger literal starts."""
+@lru_cache(maxsize=2)
+def _short_automaton(short: tuple[str, ...]):
+    """An Aho–Corasick automaton (``ahocorasick-rs``) over the short literals (``None`` without
+    the library): the CJK two-character words and the like, which the shared index leaves out."""
+    if not short:
+        return None
+    try:
+        import ahocorasick_rs
+
+        return ahocorasick_rs.AhoCorasick(list(short), matchkind=ahocorasick_rs.MatchKind.Standard)
+    except Exception:  # noqa: BLE001 - str.find below still works
+        return None
+
+
+def _occurrences(folded: str, crs: ClauseRules) -> tuple[list[int], list[str]]:
+    """``(starts, literals)``: every occurrence in ``folded`` of a slot literal, sorted by start."""
     got = crs.index.scan(folded)
-    offs: set[int] = set()
+    pairs: list[tuple[int, str]] = []
     if got is None:
-        for lit in crs.index.literals:
-            i = folded.find(lit)
-            while i >= 0:
-                offs.add(i)
-                i = folded.find(lit, i + 1)
+        lits = list(crs.index.literals)
     else:
-        for v in got[1].values():
-            offs.update(v)
-    for lit in crs.short:
+        lits = []
+        for lit, offs in got[1].items():
+            pairs.extend((o, lit) for o in offs)
+    short = crs.short
+    auto = _short_automaton(tuple(short))
+    if auto is not None and short:
+        try:
+            pairs.extend((start, short[i]) for i, start, _e in auto.find_matches_as_indexes(folded, overlapping=True))
+            short = []
+        except UnicodeError:
+            pass
+    for lit in [*lits, *short]:
         i = folded.find(lit)
         while i >= 0:
-            offs.add(i)
+            pairs.append((i, lit))
             i = folded.find(lit, i + 1)
-    return sorted(offs)
+    pairs.sort()
+    return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def _may_hold(crs: ClauseRules, present: frozenset[str]) -> bool:
+    """Whether some rule has a literal of each of its :data:`REQUIRED` slot groups in ``present``."""
+    for cr in crs.rules:
+        ok = True
+        for group in REQUIRED[cr.family]:
+            if not any(
+                (sl := cr.slots.get(n)) is not None and (not sl.filterable or not present.isdisjoint(sl.literals))
+                for n in group
+            ):
+                ok = False
+                break
+        if ok:
+            return True
+    return False
 
 
 def check(ctx) -> list[Finding]:
@@ -659,29 +739,45 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     """The clause rules on a :class:`~unveil.core.checks.directives.DocState`."""
     crs = crs or load_clause_rules()
     t = state.targets["reading"]
-    rt, folded = t.text, t.folded
+    rt = t.text
     dc = state.dc
-    exact = len(folded) == len(rt)
-    offs = _candidates(folded if exact else rt.lower(), crs) if (exact or len(rt.lower()) == len(rt)) else None
+    folded = t.folded if len(t.folded) == len(rt) else rt.lower()
+    if len(folded) != len(rt):  # case mapping moved offsets: match on the text itself
+        folded = rt
+    starts, lits = _occurrences(folded, crs)
+    triggers = crs.triggers
     units: list[tuple[int, int]] = []
-    if offs is None:  # case folding moved offsets: every sentence is a candidate
-        offs = list(range(0, len(rt), 200))
-    last_end = -1
-    for o in offs:
-        if o < last_end:
+    line_units: dict[int, list[int]] = {}  # line start -> sentence starts in it (last: line end)
+    for o, lit in zip(starts, lits):
+        if lit not in triggers or (units and units[-1][0] <= o < units[-1][1]):
             continue
-        region = dc.regions.region(t.orig_start(o))
-        us, ue = cx.unit_bounds(rt, o, o + 1, line_only=region in ("frontmatter", "code"))
-        if units and units[-1] == (us, ue):
+        # a sentence lies within its line of the reading (soft wraps are joined): a line missing
+        # a slot group of every rule cannot hold a hit, and costs no sentence split
+        ls = rt.rfind("\n", 0, o) + 1
+        bounds = line_units.get(ls)
+        if bounds is None:
+            le = rt.find("\n", o)
+            le = len(rt) if le < 0 else le
+            if not _may_hold(crs, frozenset(lits[bisect_left(starts, ls) : bisect_left(starts, le)])):
+                bounds = []
+            elif dc.regions.region(t.orig_start(o)) in ("frontmatter", "code"):
+                bounds = [ls, le]  # one line is one unit in code and frontmatter
+            else:
+                bounds = [ls, *(m.end() for m in _SENTENCE_END.finditer(rt, ls, le)), le]
+            line_units[ls] = bounds
+        if not bounds:
             continue
-        units.append((us, ue))
-        last_end = ue
+        i = bisect_right(bounds, o) - 1
+        if 0 <= i < len(bounds) - 1:
+            units.append((bounds[i], bounds[i + 1]))
     out: list[Finding] = []
     seen: dict[str, list[Span]] = {}
     for us, ue in units:
         sentence = rt[us:ue]
+        a, b = bisect_left(starts, us), bisect_left(starts, ue)
+        present = frozenset(lits[a:b])
         for cr in crs.rules:
-            for h in analyse_sentence(cr, sentence):
+            for h in analyse_sentence(cr, sentence, present):
                 f = _finding(cr, state, us + h.start, us + h.end, h)
                 if f is None:
                     continue
