@@ -74,7 +74,7 @@ _SENTENCE_END = regex.compile(
 )
 """Where a sentence of a line of the reading ends (the same breaks as the context judgement's
 sentences, :func:`unveil.core.context.unit_bounds`, within one line)."""
-_SPLIT = regex.compile(r";\s|:\s|\s[—–]\s|\s--\s|[；：]|\n")
+_SPLIT = regex.compile(r";\s|:\s|\s[—–]\s|\s--\s|[；：]|\n|\s\|\s")
 _BETWEEN_BREAK = regex.compile(r"\b(?:and|then|but|or)\b|,", regex.I)
 
 
@@ -445,6 +445,7 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
     # after the noun: English relative clauses and sources; the other languages' qualifiers
     # (Romance adjectives follow the noun: "las instrucciones anteriores")
     post = set(cr.hits("post_qual", c)) | set(cr.hits_not_english("qual", c))
+    scopes = cr.hits("scope", c)
     preds = [(sp, "void") for sp in cr.hits("void", c)]
     preds += [(sp, "rank") for sp in cr.hits("rank", c)]
     preds += [(sp, "defeat") for sp in cr.hits("defeat", c)]
@@ -490,6 +491,8 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
             if _negated(cr, c, psp):
                 continue
             sev = Severity.ERROR if (strength == "strong" and kind == "instr") else Severity.WARNING
+            if sev == Severity.ERROR and any(0 <= sc[0] - nsp[1] <= 4 for sc in scopes):
+                sev = Severity.WARNING  # "… rules discouraging documentation": one topic, not all of them
             s = min(nsp[0], psp[0], qstart if qstart < nsp[0] else nsp[0])
             e = max(nsp[1], psp[1])
             h = Hit(s, e, sev, f"{c[nsp[0]:nsp[1]]} … {c[psp[0]:psp[1]]}")
@@ -534,7 +537,8 @@ def _waiver(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
         for a in approvals:
             if a[1] <= d[0] and d[0] - a[1] <= 60 and _BE.search(between(a, d)) and not _BETWEEN_BREAK.search(between(a, d)):
                 return hit(a, d, sev)
-    if risky:
+    risky_here = cr.hits("risky", c) if risky else []
+    if risky_here:
         for d in cr.hits("dismissal_verb", c):  # "skip the confirmation before force-pushing"
             if _negated(cr, c, d):
                 continue
@@ -546,24 +550,28 @@ def _waiver(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
             continue
         if risky or any(not _overlaps(x, g) for x in cr.hits("scope_all", c)):
             return Hit(g[0], g[1], sev, c[g[0] : g[1]])
-    if risky:
-        for w in withouts:
-            if not _negated(cr, c, w):
-                return Hit(w[0], w[1], Severity.ERROR, c[w[0] : w[1]])
+    for w in withouts:  # a risky action of this clause, before it: "apply force-pushes without review"
+        if _negated(cr, c, w) or regex.match(r"[\s-]+(?:bypass|override)", c[w[1] : w[1] + 12], regex.I):
+            continue
+        if any(r[1] <= w[0] and w[0] - r[1] <= 80 for r in risky_here):
+            return Hit(w[0], w[1], Severity.ERROR, c[w[0] : w[1]])
     return None
 
 
 def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
     if cr.hits("secret", c):
         return None
-    audience = cr.hits("audience", c)
+    breaker = cr.slots.get("audience_breaker")
+    bre = breaker.by_lang.get("en") if breaker is not None else None
+    audience = [t for t in cr.hits("audience", c) if not (bre is not None and bre.fullmatch(_next_word(c, t[1]) or "-"))]
+    audience = [t for t in audience if c[t[1] : t[1] + 1] != "-"]  # "user-facing"
     reports = cr.hits("report", c)
     action = bool(cr.hits("action", sentence))
     sev = Severity.ERROR if action else Severity.WARNING
 
     def target(x: Span, allow_report_only: bool, inside: bool = False, slot: str = "exclusion") -> Span | None:
         """The nearest audience (or, with an action in the sentence, report channel) of ``x``.
-        English: after it, within 30 code points ("stay out of *the summary*", "hidden from
+        English: after it, within 16 code points (the first noun after the preposition) ("stay out of *the summary*", "hidden from
         *the reviewer*"); inside its gap only for ``inside`` ("do not let *the user* know"; for
         an exclusion the gap holds what is kept out: "keep *the summary* out of the README").
         Other languages: either side, within 60."""
@@ -572,13 +580,13 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
         ok = []
         for t in pool:
             if english:
-                if (inside and x[0] < t[0] and t[1] <= x[1]) or (t[0] >= x[1] and t[0] - x[1] <= 30):
+                if (inside and x[0] < t[0] and t[1] <= x[1]) or (t[0] >= x[1] and t[0] - x[1] <= 16):
                     ok.append(t)
             elif not _overlaps(t, x) and _gap(t, x) <= 60:
                 ok.append(t)
         return min(ok, key=lambda t: _gap(t, x)) if ok else None
 
-    for x in cr.hits("exclusion", c):
+    for x in cr.hits("exclusion", c) if action else ():  # what is kept out is something the agent did
         if _negated(cr, c, x):
             continue
         t = target(x, action)
@@ -588,6 +596,8 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
         t = target(q, action, inside=True, slot="silence")
         if t is not None and regex.match(r"\s+(?:to\s+\w|how\b|what\s+to\b)", c[t[1] : t[1] + 12], regex.I):
             continue  # "never tell users to run …": an instruction about what to say, not silence
+        if t is not None and not action and regex.match(r"\s+(?:what|whether|which|why|when|where|about)\b", c[t[1] : t[1] + 12], regex.I):
+            continue  # "you do not tell the user what is true": no action of the agent is kept back
         if t is not None:
             return Hit(min(t[0], q[0]), max(t[1], q[1]), sev, f"{c[q[0]:q[1]]} … {c[t[0]:t[1]]}")
     steer = cr.hits("steer", c)
