@@ -397,6 +397,13 @@ def _gap(a: Span, b: Span) -> int:
     return max(0, max(a[0], b[0]) - min(a[1], b[1]))
 
 
+_POST_NEG = regex.compile(
+    r"\s*(?:(?:し|する|して|しては|しても)?(?:は|も)?(?:いけ|なら|だめ|ダメ|駄目)|(?:し)?(?:ない|ません|ず|ぬ|るな)"
+    r"|(?:하)?지\s*(?:마|말|않)|(?:해서는|하면|하셔서는)\s*안)"
+)
+"""Japanese and Korean negations after a verb: 「無視してはいけません」, 「無視しないで」, 「무시하지 마」."""
+
+
 def _negated(cr: ClauseRule, text: str, span: Span) -> bool:
     """A negation word of the rule's ``negation`` slot at most two words before ``span`` (or, in
     Japanese and Korean, a negative ending right after it)."""
@@ -408,8 +415,8 @@ def _negated(cr: ClauseRule, text: str, span: Span) -> bool:
             if len(regex.findall(r"[\w'’-]+", tail)) <= 2 and not regex.search(r"[,;:.!?，。；]", tail):
                 if not (pre[ms:me].lower() == "no" and regex.match(r"\s*(?:longer|need)\b", text[span[0] :], regex.I)):
                     return True
-    post = text[span[1] : span[1] + 6]
-    return bool(regex.match(r"\s*(?:しない|ないで|ません|지\s*마|지\s*않)", post))
+    post = text[span[1] : span[1] + 10]
+    return bool(_POST_NEG.match(post))
 
 
 def _next_word(text: str, end: int) -> str:
