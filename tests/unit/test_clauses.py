@@ -400,3 +400,12 @@ def test_hidden_comment_raised():
 )
 def test_negated_after_or_before_the_verb_is_no_finding(text):
     assert [f.rule for f in run(text + "\n") if f.rule == "PIN040"] == []
+
+
+def test_every_slot_pattern_compiles():
+    crs = clauses.load_clause_rules()
+    assert crs.errors == [] and sorted(cr.rule.id for cr in crs.rules) == ["AGY040", "CON040", "PIN040"]
+    for cr in crs.rules:
+        for slot in cr.slots.values():
+            for p in slot.by_lang.values():
+                assert p.fullmatch("\u2063") is None  # compiles; matches no invisible separator

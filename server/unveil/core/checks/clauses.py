@@ -194,6 +194,29 @@ def _literals(entry: str, lang: str, irregular: dict | None = None) -> set[str]:
     return best or set()
 
 
+class _Lazy:
+    """A slot pattern compiled on first use (``finditer``/``fullmatch``): a document whose
+    sentences never reach a slot costs no compilation (start-up and first keystroke). The
+    bundled vocabularies are compiled once by the test suite
+    (``tests/unit/test_clauses.py::test_every_slot_pattern_compiles``)."""
+
+    __slots__ = ("source", "_p")
+
+    def __init__(self, source: str) -> None:
+        self.source, self._p = source, None
+
+    def _get(self):
+        if self._p is None:
+            self._p = regex.compile(self.source, _FLAGS)
+        return self._p
+
+    def finditer(self, text: str):
+        return self._get().finditer(text)
+
+    def fullmatch(self, text: str):
+        return self._get().fullmatch(text)
+
+
 @dataclass
 class Slot:
     """One slot: its per-language compiled patterns (``pattern`` is unused, ``None``) and the
@@ -281,10 +304,7 @@ def compile_clause_rule(rule: Rule, irregular: dict) -> ClauseRule:
             srcs = [compile_entry(e, lang, irregular) for e in entries if e.strip()]
             srcs.sort(key=len, reverse=True)  # longest alternative first: "system prompt" before "system"
             if srcs:
-                try:
-                    by_lang[lang] = regex.compile("|".join(srcs), _FLAGS)
-                except regex.error as exc:
-                    raise ValueError(f"rule {rule.id}: slot {name}.{lang}: {exc}") from None
+                by_lang[lang] = _Lazy("|".join(srcs))
                 alts.extend(srcs)
             for e in entries:
                 if e.strip():
