@@ -543,7 +543,9 @@ def _waiver(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
     risky = bool(cr.hits("risky", sentence))
     if cr.hits("safe", c) and not risky:
         return None
-    sev = Severity.ERROR if risky else Severity.WARNING
+    # warning, like the pattern rules of the same family (AGY004/AGY011): a merge into them never
+    # changes their severity; the risky action decides whether a grant or "without …" counts
+    sev = Severity.WARNING
 
     def between(a: Span, d: Span) -> str:
         lo, hi = (a[1], d[0]) if a[1] <= d[0] else (d[1], a[0])
@@ -581,7 +583,7 @@ def _waiver(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
         if _negated(cr, c, w) or regex.match(r"[\s-]+(?:bypass|override)", c[w[1] : w[1] + 12], regex.I):
             continue
         if any(r[1] <= w[0] and w[0] - r[1] <= 80 for r in risky_here):
-            return Hit(w[0], w[1], Severity.ERROR, c[w[0] : w[1]])
+            return Hit(w[0], w[1], sev, c[w[0] : w[1]])
     return None
 
 
