@@ -39,6 +39,7 @@ class Context:
 def all_checks():
     """The check functions in a fixed order, imported lazily."""
     from unveil.core.checks import (
+        clauses,
         commands,
         directives,
         escalation,
@@ -58,4 +59,5 @@ def all_checks():
         frontmatter_schema.check,
         commands.check,
         escalation.check,
+        clauses.check,
     ]

@@ -1,0 +1,878 @@
+r"""Clause-level rules: overrides, approval waivers and concealment as slot structures, not phrases.
+
+Rules with ``check = "clauses"`` (``rules/clause-*.toml``) carry a ``family`` (``override``,
+``waiver``, ``concealment``) and a ``[rule.slots]`` table of vocabularies, one list per slot and
+language (``noun.en``, ``noun.es`` …). Each sentence of the normalised reading
+(:func:`unveil.core.normalize.normalise`, shared with the pattern rules through
+:func:`unveil.core.checks.directives.doc_state`) is cut into clauses (at ``;``, ``:``, a dash);
+a family's model asks which slots are filled in one clause and in what order:
+
+* ``override`` — a REFERENT (a ``noun``/``config_noun``/``api_noun`` qualified by a ``qual`` or
+  ``weak_qual`` within 30 code points before it or 70 after it) and an INVALIDATION predicate:
+  ``void`` (either order: copular, passive, fronted), ``rank`` (English: the referent follows,
+  it is the object; other languages: either order) or ``defeat`` (the referent precedes, it is
+  the subject). ``rank`` counts only for instruction nouns with a strong qualifier; weak
+  qualifiers and configuration or API nouns count only with ``void``/``defeat``.
+* ``waiver`` — an ``approval`` object and a ``dismissal`` within 60 code points with no ``and``,
+  ``then``, ``but`` or comma between; or a standing ``grant`` over ``scope_all`` or a ``risky``
+  action; or a ``risky`` action done ``without`` the checkpoint. A clause with a ``safe`` scope and
+  nothing risky in its sentence is skipped.
+* ``concealment`` — an ``exclusion`` with an ``audience`` or a ``report`` channel (not inside the
+  exclusion's own gap: "keep *the summary* out of …" is not a container); a ``silence`` (negative
+  report verb) with an audience or channel; or ``belief`` steering (``audience`` + ``steer`` +
+  ``belief`` + ``restrict``, or a negative belief such as "never notice"). A report channel alone
+  needs an ``action`` of the agent in the sentence; a ``secret`` in the clause (redaction) skips it.
+
+A predicate preceded (two words at most) by one of the slot ``negation`` words of its language is
+not a finding ("are not superseded", "never hide …", "do not skip review"); prohibitions and quoted
+examples around the hit are judged by :func:`unveil.core.context.judge` on the same sentence only.
+
+Slot entry syntax (data, in the TOML): words separated by spaces; in English (``en``) a plain word
+is a lemma and matches its inflections (``supersede`` → supersedes, superseded, superseding;
+``apply`` → applies, applied; irregular forms from the rules' ``irregular`` table); ``x*`` is a
+prefix, ``*x*`` an infix (German compounds), ``=x`` one exact form, ``a|b`` alternatives,
+``(a|b)?`` optional alternatives, ``*`` any one word, ``…`` a gap of up to three words. In the
+other word languages (es, de, fr, pt, ru) words match as written unless starred. Chinese, Japanese
+and Korean entries match as written, with ``…`` a gap of up to 8 characters and spaces optional.
+
+Cost: the first word (or CJK text) of every predicate entry is a literal of one Aho–Corasick
+automaton (:class:`~unveil.core.checks.literal_index.LiteralIndex`, shorter ones a ``str.find``);
+only sentences holding one are looked at, so a text without predicate words costs one pass.
+Offsets: reading code points, mapped back to source code points for the findings (exact ranges).
+Findings carry ``data["parsed"] = True`` so :func:`unveil.core.checks.commands.supersede.supersede`
+merges one into an overlapping pattern-rule finding its rule lists in ``supersedes`` (one finding
+per hit, stable ids, the higher severity kept).
+"""
+
+from __future__ import annotations
+
+import logging
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Any
+
+import regex
+
+from unveil.core import context as cx
+from unveil.core.findings import Finding, Severity
+from unveil.core.rules import Rule, bundled_rules
+
+log = logging.getLogger(__name__)
+
+CHECK_NAME = "clauses"
+CJK = frozenset({"zh", "ja", "ko"})
+_FLAGS = regex.IGNORECASE | regex.V0  # V1 full case folding makes these alternations 10x slower to compile
+_NO_INFLECT = frozenset(
+    "the a an of to as is are be was were been no not out off over from with yes it its on in by for and or any all"
+    " so that i me you your yourself down up again longer never nothing only just none anymore here now this these"
+    " those them him her who whoever at into via has have had do does did can may should must will would".split()
+)
+_GAP_WORDS = r"(?:\s+[^\s.;:!?]+){0,5}?\s+"
+_CJK_GAP = r"[^\s。！？；，、,.;:!?]{0,8}"
+_SENTENCE_END = regex.compile(r"(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no))[.!?][\"')\]*_]*(?=\s)|[。！？]", regex.I)
+"""Where a sentence of a line of the reading ends (the same breaks as the context judgement's
+sentences, :func:`unveil.core.context.unit_bounds`, within one line)."""
+_SPLIT = regex.compile(r";\s|:\s|\s[—–]\s|\s--\s|[；：]|\n|\s\|\s")
+_BETWEEN_BREAK = regex.compile(r"\b(?:and|then|but|or)\b|,", regex.I)
+
+
+# --------------------------------------------------------------------------------------------
+# Vocabulary compilation
+# --------------------------------------------------------------------------------------------
+
+
+def _inflect(w: str, irregular: dict[str, list[str]]) -> str:
+    """Regex of an English lemma's forms (lower case): -s/-es/-ed/-ing with e-drop, y → ies/ied,
+    consonant doubling of short words, plus the irregular forms listed for it."""
+    extra = [regex.escape(x) for x in irregular.get(w, ())]
+    head, sep, tail = w.rpartition("-")
+    if sep and tail.isalpha() and len(tail) >= 3:  # "force-push" → force-pushes, force-pushed
+        return "(?:" + "|".join([regex.escape(head + sep) + _inflect(tail, irregular), *extra]) + ")"
+    if not w.isalpha() or len(w) < 3 or w in _NO_INFLECT:
+        base = regex.escape(w) + ("(?:s|d|ed)?" if len(w) >= 4 and w[-1].isalpha() and w not in _NO_INFLECT else "")
+    elif w.endswith("e"):
+        base = regex.escape(w[:-1]) + "(?:e|es|ed|ing|er|ers)"
+    elif w.endswith("y") and w[-2] not in "aeiou":
+        base = regex.escape(w[:-1]) + "(?:y|ies|ied|ying)"
+    elif w.endswith(("ss", "sh", "ch", "x", "z")):
+        base = regex.escape(w) + "(?:es|ed|ing)?"
+    else:
+        base = regex.escape(w) + "(?:s|ed|ing|er|ers)?"
+        if len(w) <= 6 and w[-1] not in "aeiouwxy" and w[-2] in "aeiou" and w[-3] not in "aeiou":
+            base += "|" + regex.escape(w + w[-1]) + "(?:ed|ing|er|ers)"
+    return "(?:" + "|".join([base, *extra]) + ")"
+
+
+def _word(tok: str, english: bool, irregular: dict) -> str:
+    if tok == "*":
+        return r"[\w'’-]+"
+    if tok.startswith("(") and (tok.endswith(")") or tok.endswith(")?")):
+        opt = tok.endswith("?")
+        inner = tok[1 : -2 if opt else -1]
+        alts = [_word(a, english, irregular) for a in inner.split("|") if a]
+        return "(?:" + "|".join(alts) + ")" + ("?" if opt else "")
+    if "|" in tok:
+        return "(?:" + "|".join(_word(a, english, irregular) for a in tok.split("|") if a) + ")"
+    if tok.startswith("=") and len(tok) > 1:
+        return regex.escape(tok[1:])
+    if tok.startswith("*") and tok.endswith("*") and len(tok) > 2:
+        return r"\w*" + regex.escape(tok[1:-1]) + r"\w*"
+    if tok.endswith("*") and len(tok) > 1:
+        return regex.escape(tok[:-1]) + r"\w*"
+    if tok.startswith("*") and len(tok) > 1:
+        return r"\w*" + regex.escape(tok[1:])
+    if english:
+        return _inflect(tok.lower(), irregular)
+    return regex.escape(tok)
+
+
+def compile_entry(entry: str, lang: str, irregular: dict | None = None) -> str:
+    """Regex source of one slot entry (see the module docstring). Raises ``ValueError`` for an
+    empty entry."""
+    entry = entry.strip()
+    if not entry:
+        raise ValueError("empty slot entry")
+    irregular = irregular or {}
+    if lang in CJK:
+        parts = [regex.escape(p).replace(r"\ ", r"\s*").replace(" ", r"\s*") for p in entry.split("…")]
+        return _CJK_GAP.join(parts)
+    out: list[str] = []
+    pending_gap = False
+    toks = entry.split()
+    for tok in toks:
+        if tok in ("…", "..."):
+            pending_gap = True
+            continue
+        optional = tok.startswith("(") and tok.endswith(")?")
+        w = _word(tok[:-1] if optional else tok, lang == "en", irregular)
+        sep = _GAP_WORDS if pending_gap else r"\s+"
+        if not out:
+            out.append(f"(?:{w}\\s+)?" if optional else w)
+        else:
+            out.append(f"(?:{sep}{w})?" if optional else sep + w)
+        pending_gap = False
+    body = "".join(out)
+    first, last = toks[0], toks[-1]
+    lead = r"(?<!\w)" if (first[:1].isalnum() or first[:1] in "(*=") else ""
+    trail = r"(?![\w'’-])" if (last[-1:].isalnum() or last[-1:] in ")*?") else ""
+    return lead + "(?:" + body + ")" + trail
+
+
+def _token_literals(tok: str, lang: str, irregular: dict | None = None) -> set[str] | None:
+    """Case-folded literals one of which every match of ``tok`` contains (``None``: none)."""
+    if tok in ("*", "…", "...") or tok.endswith(")?"):
+        return None
+    if tok.startswith("(") and tok.endswith(")"):
+        tok = tok[1:-1]
+    out: set[str] = set()
+    for alt in tok.split("|"):
+        alt = alt.lstrip("=").strip("*")
+        if not alt:
+            return None
+        if lang == "en":
+            out.update(x.casefold() for x in (irregular or {}).get(alt.lower(), ()))
+        if lang == "en" and alt.isalpha() and len(alt) >= 3 and alt not in _NO_INFLECT:
+            if alt.endswith("e") or (alt.endswith("y") and alt[-2] not in "aeiou"):
+                alt = alt[:-1]
+        out.add(alt.casefold())
+    return out
+
+
+def _literals(entry: str, lang: str, irregular: dict | None = None) -> set[str]:
+    """The prefilter literals of an entry: a match contains one of them. The token (CJK: the
+    chunk) whose shortest literal is longest is chosen, so "no (le|les)? digas" gives {"digas"}."""
+    if lang in CJK:
+        chunks = [p.strip() for p in regex.split(r"…|\s+", entry) if p.strip()]
+        return {max(chunks, key=len).casefold()} if chunks else set()
+    best: set[str] | None = None
+    for tok in entry.split():
+        got = _token_literals(tok, lang, irregular)
+        if got and (best is None or min(map(len, got)) > min(map(len, best))):
+            best = got
+    return best or set()
+
+
+class _Lazy:
+    """A slot pattern compiled on first use (``finditer``/``fullmatch``): a document whose
+    sentences never reach a slot costs no compilation (start-up and first keystroke). The
+    bundled vocabularies are compiled once by the test suite
+    (``tests/unit/test_clauses.py::test_every_slot_pattern_compiles``)."""
+
+    __slots__ = ("source", "_p")
+
+    def __init__(self, source: str) -> None:
+        self.source, self._p = source, None
+
+    def _get(self):
+        if self._p is None:
+            self._p = regex.compile(self.source, _FLAGS)
+        return self._p
+
+    def finditer(self, text: str):
+        return self._get().finditer(text)
+
+    def fullmatch(self, text: str):
+        return self._get().fullmatch(text)
+
+
+@dataclass
+class Slot:
+    """One slot: its per-language compiled patterns (``pattern`` is unused, ``None``) and the
+    literals of its entries."""
+
+    name: str
+    pattern: Any | None
+    by_lang: dict[str, Any] = field(default_factory=dict)
+    literals: set[str] = field(default_factory=set)
+    filterable: bool = True
+    """Every entry has a literal: the slot cannot match in a sentence holding none of them."""
+
+    def finditer(self, text: str, langs: frozenset[str] | None = None) -> list[tuple[int, int]]:
+        """``(start, end)`` of the matches in ``text`` of the entries of ``langs`` (all: ``None``),
+        sorted, overlapping matches of different languages kept."""
+        if langs is None:
+            langs = frozenset(self.by_lang)
+        out: list[tuple[int, int]] = []
+        for lang in langs:
+            p = self.by_lang.get(lang)
+            if p is not None:
+                out.extend((m.start(), m.end()) for m in p.finditer(text))
+        return sorted(set(out)) if len(langs) > 1 else out
+
+
+@dataclass
+class ClauseRule:
+    rule: Rule
+    family: str
+    slots: dict[str, Slot]
+    triggers: set[str]
+
+    langs: frozenset[str] | None = None
+    """The languages of the sentence being analysed (:func:`languages_of`); ``None``: all."""
+    present: frozenset[str] | None = None
+    """The literals that occur in the sentence being analysed; ``None``: unknown (run every slot)."""
+
+    def absent(self, name: str) -> bool:
+        """Slot ``name`` cannot match in the sentence (none of its literals occurs in it)."""
+        s = self.slots.get(name)
+        if s is None:
+            return True
+        return self.present is not None and s.filterable and self.present.isdisjoint(s.literals)
+
+    def hits(self, name: str, text: str) -> list[tuple[int, int]]:
+        if self.absent(name):
+            return []
+        return self.slots[name].finditer(text, self.langs)
+
+    def english(self, name: str, text: str) -> bool:
+        """Whether ``text`` (a match of slot ``name``) is matched by the slot's English entries."""
+        s = self.slots.get(name)
+        p = s.by_lang.get("en") if s is not None else None
+        return bool(p is not None and p.fullmatch(text))
+
+    def hits_not_english(self, name: str, text: str) -> list[tuple[int, int]]:
+        """Matches of the entries of the sentence's languages other than English."""
+        s = self.slots.get(name)
+        langs = frozenset((self.langs or frozenset(s.by_lang if s else ())) - {"en"})
+        return s.finditer(text, langs) if s is not None and langs else []
+
+
+FAMILIES = {
+    "override": ("void", "rank", "defeat"),
+    "waiver": ("dismissal", "grant", "without"),
+    "concealment": ("exclusion", "silence", "belief"),
+}
+"""Per family: the predicate slots whose literals prefilter the sentences."""
+
+
+def compile_clause_rule(rule: Rule, irregular: dict) -> ClauseRule:
+    """Compile one ``check = "clauses"`` rule. Raises ``ValueError`` naming the rule and slot."""
+    raw = rule.raw or {}
+    family = raw.get("family")
+    if family not in FAMILIES:
+        raise ValueError(f"rule {rule.id}: family must be one of {sorted(FAMILIES)}")
+    table = raw.get("slots")
+    if not isinstance(table, dict):
+        raise ValueError(f"rule {rule.id}: [rule.slots] missing")
+    slots: dict[str, Slot] = {}
+    for name, langs in table.items():
+        if not isinstance(langs, dict):
+            raise ValueError(f"rule {rule.id}: slot {name} must be a table of languages")
+        alts, by_lang, lits, filterable = [], {}, set(), True
+        for lang, entries in langs.items():
+            if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+                raise ValueError(f"rule {rule.id}: slot {name}.{lang} must be a list of strings")
+            srcs = [compile_entry(e, lang, irregular) for e in entries if e.strip()]
+            srcs.sort(key=len, reverse=True)  # longest alternative first: "system prompt" before "system"
+            if srcs:
+                by_lang[lang] = _Lazy("|".join(srcs))
+                alts.extend(srcs)
+            for e in entries:
+                if e.strip():
+                    got = _literals(e, lang, irregular)
+                    filterable = filterable and bool(got)
+                    lits |= got
+        slots[name] = Slot(name, None, by_lang, lits, filterable)
+    triggers: set[str] = set()
+    for name in FAMILIES[family]:
+        if name in slots:
+            triggers |= slots[name].literals
+    return ClauseRule(rule, family, slots, triggers)
+
+
+@dataclass
+class ClauseRules:
+    rules: list[ClauseRule]
+    errors: list[str]
+    index: Any  # LiteralIndex over every slot literal of AC_MIN_LEN or more code points
+    short: list[str]  # slot literals below that length (found with str.find)
+    triggers: frozenset[str]  # the predicate slots' literals: where a sentence is looked at
+
+
+REQUIRED = {
+    "override": (("void", "rank", "defeat"), ("noun", "config_noun", "api_noun"), ("qual", "weak_qual", "post_qual")),
+    "waiver": (("dismissal", "dismissal_adj", "dismissal_verb", "grant", "without"), ("approval", "grant", "without")),
+    "concealment": (("exclusion", "silence", "belief"), ("audience", "report")),
+}
+"""Per family: groups of slots of which one each must have a literal in a sentence."""
+
+
+@lru_cache(maxsize=1)
+def load_clause_rules() -> ClauseRules:
+    """The bundled ``clauses`` rules, compiled once per process. Never raises: a broken rule is
+    left out and named in ``errors``."""
+    from unveil.core.checks.literal_index import AC_MIN_LEN, LiteralIndex
+
+    rules = [r for r in bundled_rules() if r.check == CHECK_NAME]
+    irregular: dict[str, list[str]] = {}
+    for r in rules:
+        for k, v in ((r.raw or {}).get("irregular") or {}).items():
+            irregular.setdefault(str(k), []).extend(str(x) for x in v)
+    for r in rules:
+        for k, v in ((r.raw or {}).get("stopwords") or {}).items():
+            _STOPWORDS.setdefault(str(k), set()).update(str(x).casefold() for x in v)
+    out, errors = [], []
+    for r in rules:
+        try:
+            out.append(compile_clause_rule(r, irregular))
+        except ValueError as exc:
+            errors.append(f"{r.source}: {exc}")
+            log.info("clause rule load error: %s", exc)
+    lits = {t for cr in out for slot in cr.slots.values() for t in slot.literals}
+    index = LiteralIndex(lits)
+    return ClauseRules(
+        out,
+        errors,
+        index,
+        sorted(t for t in lits if len(t) < AC_MIN_LEN),
+        frozenset(t for cr in out for t in cr.triggers),
+    )
+
+
+_STOPWORDS: dict[str, set[str]] = {}
+_WORDS = regex.compile(r"[\w]+['’]?", regex.V1)
+_HAN = regex.compile(r"\p{Han}")
+_KANA = regex.compile(r"[\p{Hiragana}\p{Katakana}]")
+_HANGUL = regex.compile(r"\p{Hangul}")
+_CYRILLIC = regex.compile(r"\p{Cyrillic}")
+
+
+def languages_of(sentence: str) -> frozenset[str]:
+    """The languages whose entries are matched in ``sentence``: always English; Russian,
+    Chinese, Japanese, Korean by script (kana means Japanese, Han without kana Chinese); a
+    Latin-script language when more of its function words (the rules' ``stopwords``) occur than
+    English ones."""
+    langs = {"en"}
+    if _CYRILLIC.search(sentence):
+        langs.add("ru")
+    if _HANGUL.search(sentence):
+        langs.add("ko")
+    if _KANA.search(sentence):
+        langs.add("ja")
+    elif _HAN.search(sentence):
+        langs.add("zh")
+    if _STOPWORDS:
+        words = [w.casefold() for w in _WORDS.findall(sentence)]
+        en = sum(1 for w in words if w in _STOPWORDS.get("en", ()))
+        for lang in ("es", "de", "fr", "pt"):
+            sw = _STOPWORDS.get(lang)
+            n = sum(1 for w in words if w in sw) if sw else 0
+            if n and n >= en:
+                langs.add(lang)
+    return frozenset(langs)
+
+
+# --------------------------------------------------------------------------------------------
+# The models
+# --------------------------------------------------------------------------------------------
+
+Span = tuple[int, int]
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _gap(a: Span, b: Span) -> int:
+    """Code points between two spans (0 when they touch or overlap)."""
+    return max(0, max(a[0], b[0]) - min(a[1], b[1]))
+
+
+_POST_NEG = regex.compile(
+    r"\s*(?:(?:し|する|して|しては|しても)?(?:は|も)?(?:いけ|なら|だめ|ダメ|駄目)|(?:し)?(?:ない|ません|ず|ぬ|るな)"
+    r"|(?:하)?지\s*(?:마|말|않)|(?:해서는|하면|하셔서는)\s*안)"
+)
+"""Japanese and Korean negations after a verb: 「無視してはいけません」, 「無視しないで」, 「무시하지 마」."""
+
+
+def _negated(cr: ClauseRule, text: str, span: Span) -> bool:
+    """A negation word of the rule's ``negation`` slot at most two words before ``span`` (or, in
+    Japanese and Korean, a negative ending right after it)."""
+    neg = cr.slots.get("negation")
+    pre = text[max(0, span[0] - 40) : span[0]]
+    if neg is not None:
+        for ms, me in neg.finditer(pre, cr.langs):
+            tail = pre[me:]
+            if len(regex.findall(r"[\w'’-]+", tail)) <= 2 and not regex.search(r"[,;:.!?，。；]", tail):
+                if not (pre[ms:me].lower() == "no" and regex.match(r"\s*(?:longer|need)\b", text[span[0] :], regex.I)):
+                    return True
+    post = text[span[1] : span[1] + 10]
+    return bool(_POST_NEG.match(post))
+
+
+def _next_word(text: str, end: int) -> str:
+    m = regex.match(r"\s+([\w'’-]+)", text[end : end + 40])
+    return m.group(1).lower() if m else ""
+
+
+@dataclass
+class Hit:
+    start: int
+    end: int
+    severity: Severity
+    what: str  # short description for the message
+
+
+def _override(cr: ClauseRule, c: str) -> Hit | None:
+    breakers = cr.slots.get("breaker")
+    nouns: list[tuple[Span, str]] = []
+    for kind, name in (("instr", "noun"), ("config", "config_noun"), ("api", "api_noun")):
+        for sp in cr.hits(name, c):
+            nouns.append((sp, kind))
+    if not nouns:
+        return None
+    # a longer noun wins over one inside it ("system prompt" over "prompt")
+    nouns.sort(key=lambda n: (n[0][0], -(n[0][1] - n[0][0])))
+    kept: list[tuple[Span, str]] = []
+    for n in nouns:
+        if kept and _overlaps(kept[-1][0], n[0]):
+            continue
+        kept.append(n)
+    strong = cr.hits("qual", c)
+    weak = cr.hits("weak_qual", c)
+    # after the noun: English relative clauses and sources; the other languages' qualifiers
+    # (Romance adjectives follow the noun: "las instrucciones anteriores")
+    post = set(cr.hits("post_qual", c)) | set(cr.hits_not_english("qual", c))
+    scopes = cr.hits("scope", c)
+    preds = [(sp, "void") for sp in cr.hits("void", c)]
+    preds += [(sp, "rank") for sp in cr.hits("rank", c)]
+    preds += [(sp, "defeat") for sp in cr.hits("defeat", c)]
+    if not preds:
+        return None
+    best: Hit | None = None
+    for nsp, kind in kept:
+        if breakers is not None and breakers.by_lang.get("en") is not None:
+            nxt = _next_word(c, nsp[1])
+            if nxt and breakers.by_lang["en"].fullmatch(nxt):
+                continue
+
+        def qualifies(q: Span, nsp: Span = nsp) -> bool:
+            if _overlaps(q, nsp):
+                return True  # "system prompt", German compounds ("Systemanweisungen"), CJK
+            if q[1] <= nsp[0]:
+                return nsp[0] - q[1] <= 30 and not regex.search(r"[,;:]", c[q[1] : nsp[0]])
+            return q in post and q[0] - nsp[1] <= 70
+
+        strong_all = sorted(set(strong) | (post - set(weak)))
+        sq = [q for q in strong_all if qualifies(q)]
+        wq = [q for q in weak if qualifies(q)]
+        if not sq and not wq:
+            continue
+        strength = "strong" if sq else "weak"
+        qstart = min(q[0] for q in (sq or wq))
+        for psp, pk in preds:
+            if _overlaps(psp, nsp) or any(_overlaps(psp, q) for q in sq + wq if q[0] >= nsp[1]):
+                continue
+            if pk == "rank":
+                if strength != "strong" or kind != "instr":
+                    continue
+                english = cr.english("rank", c[psp[0] : psp[1]])
+                if english and not (psp[1] <= nsp[0] and nsp[0] - psp[1] <= 100):
+                    continue
+                if not english and _gap(psp, nsp) > 100:
+                    continue
+            elif pk == "defeat":
+                if not (nsp[1] <= psp[0] and psp[0] - nsp[1] <= 120):
+                    continue
+            elif _gap(psp, nsp) > 160:
+                continue
+            if _negated(cr, c, psp):
+                continue
+            sev = Severity.ERROR if (strength == "strong" and kind == "instr") else Severity.WARNING
+            if sev == Severity.ERROR and any(0 <= sc[0] - nsp[1] <= 4 for sc in scopes):
+                sev = Severity.WARNING  # "… rules discouraging documentation": one topic, not all of them
+            s = min(nsp[0], psp[0], qstart if qstart < nsp[0] else nsp[0])
+            e = max(nsp[1], psp[1])
+            h = Hit(s, e, sev, f"{c[nsp[0] : nsp[1]]} … {c[psp[0] : psp[1]]}")
+            if best is None or (h.severity, h.end - h.start) < (best.severity, best.end - best.start):
+                best = h
+    return best
+
+
+_BE = regex.compile(
+    r"\b(?:is|are|was|were|be|been|being|seems?|counts?|considered|regarded|deemed|treated|viewed|understood|remains?)\b",
+    regex.I,
+)
+
+
+def _waiver(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
+    approvals = cr.hits("approval", c)
+    grants = cr.hits("grant", c)
+    withouts = cr.hits("without", c)
+    if not (approvals or grants or withouts):
+        return None
+    risky = bool(cr.hits("risky", sentence))
+    if cr.hits("safe", c) and not risky:
+        return None
+    # warning, like the pattern rules of the same family (AGY004/AGY011): a merge into them never
+    # changes their severity; the risky action decides whether a grant or "without …" counts
+    sev = Severity.WARNING
+
+    def between(a: Span, d: Span) -> str:
+        lo, hi = (a[1], d[0]) if a[1] <= d[0] else (d[1], a[0])
+        return c[lo:hi]
+
+    def hit(a: Span, d: Span, s: Severity) -> Hit:
+        return Hit(min(a[0], d[0]), max(a[1], d[1]), s, f"{c[a[0] : a[1]]} … {c[d[0] : d[1]]}")
+
+    for d in cr.hits("dismissal", c):
+        if _negated(cr, c, d):
+            continue
+        for a in approvals:
+            if not _overlaps(a, d) and _gap(a, d) <= 60 and not _BETWEEN_BREAK.search(between(a, d)):
+                return hit(a, d, sev)
+    for d in cr.hits("dismissal_adj", c):  # "confirmation prompts are regarded as noise"
+        if _negated(cr, c, d):
+            continue
+        for a in approvals:
+            if (
+                a[1] <= d[0]
+                and d[0] - a[1] <= 60
+                and _BE.search(between(a, d))
+                and not _BETWEEN_BREAK.search(between(a, d))
+            ):
+                return hit(a, d, sev)
+    risky_here = cr.hits("risky", c) if risky else []
+    if risky_here:
+        for d in cr.hits("dismissal_verb", c):  # "skip the confirmation before force-pushing"
+            if _negated(cr, c, d):
+                continue
+            for a in approvals:
+                if d[1] <= a[0] and a[0] - d[1] <= 40 and not _BETWEEN_BREAK.search(between(a, d)):
+                    return hit(a, d, sev)
+    for g in grants:
+        if _negated(cr, c, g):
+            continue
+        if risky or any(not _overlaps(x, g) for x in cr.hits("scope_all", c)):
+            return Hit(g[0], g[1], sev, c[g[0] : g[1]])
+    for w in withouts:  # a risky action of this clause, before it: "apply force-pushes without review"
+        if _negated(cr, c, w) or regex.match(r"[\s-]+(?:bypass|override)", c[w[1] : w[1] + 12], regex.I):
+            continue
+        if any(r[1] <= w[0] and w[0] - r[1] <= 80 for r in risky_here):
+            return Hit(w[0], w[1], sev, c[w[0] : w[1]])
+    return None
+
+
+def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
+    if cr.hits("secret", c):
+        return None
+    breaker = cr.slots.get("audience_breaker")
+    bre = breaker.by_lang.get("en") if breaker is not None else None
+    audience = [
+        t for t in cr.hits("audience", c) if not (bre is not None and bre.fullmatch(_next_word(c, t[1]) or "-"))
+    ]
+    audience = [t for t in audience if c[t[1] : t[1] + 1] != "-"]  # "user-facing"
+    reports = cr.hits("report", c)
+    action = bool(cr.hits("action", sentence))
+    sev = Severity.ERROR if action else Severity.WARNING
+
+    def target(x: Span, allow_report_only: bool, inside: bool = False, slot: str = "exclusion") -> Span | None:
+        """The nearest audience (or, with an action in the sentence, report channel) of ``x``.
+        English: after it, within 16 code points (the first noun after the preposition) ("stay out of *the summary*", "hidden from
+        *the reviewer*"); inside its gap only for ``inside`` ("do not let *the user* know"; for
+        an exclusion the gap holds what is kept out: "keep *the summary* out of the README").
+        Other languages: either side, within 60."""
+        pool = audience + (reports if allow_report_only else [])
+        english = cr.english(slot, c[x[0] : x[1]])
+        ok = []
+        for t in pool:
+            if english:
+                if (inside and x[0] < t[0] and t[1] <= x[1]) or (t[0] >= x[1] and t[0] - x[1] <= 16):
+                    ok.append(t)
+            elif not _overlaps(t, x) and _gap(t, x) <= 60:
+                ok.append(t)
+        return min(ok, key=lambda t: _gap(t, x)) if ok else None
+
+    for x in cr.hits("exclusion", c) if action else ():  # what is kept out is something the agent did
+        if _negated(cr, c, x):
+            continue
+        t = target(x, action)
+        if t is not None:
+            return Hit(min(t[0], x[0]), max(t[1], x[1]), sev, f"{c[x[0] : x[1]]} … {c[t[0] : t[1]]}")
+    for q in cr.hits("silence", c):
+        t = target(q, action, inside=True, slot="silence")
+        if t is not None and regex.match(r"\s+(?:to\s+\w|how\b|what\s+to\b)", c[t[1] : t[1] + 12], regex.I):
+            continue  # "never tell users to run …": an instruction about what to say, not silence
+        if (
+            t is not None
+            and not action
+            and regex.match(r"\s+(?:what|whether|which|why|when|where|about)\b", c[t[1] : t[1] + 12], regex.I)
+        ):
+            continue  # "you do not tell the user what is true": no action of the agent is kept back
+        if t is not None:
+            return Hit(min(t[0], q[0]), max(t[1], q[1]), sev, f"{c[q[0] : q[1]]} … {c[t[0] : t[1]]}")
+    steer = cr.hits("steer", c)
+    restrict = cr.hits("restrict", c)
+    for b in cr.hits("belief", c):
+        if regex.match(r"\s+(?:about|of|through|over|carefully)\b", c[b[1] : b[1] + 20], regex.I):
+            continue
+        u = [t for t in audience if _gap(t, b) <= 60 and not _overlaps(t, b)]
+        st = [t for t in steer if _gap(t, b) <= 60 and not _overlaps(t, b)]
+        if not u or not st:
+            continue
+        negative = bool(regex.match(r"(?:never|not)\b", c[b[0] : b[1]], regex.I))
+        z = (
+            [t for t in restrict if t[0] >= b[1] and t[0] - b[1] <= 80]
+            if cr.english("belief", c[b[0] : b[1]])
+            else [t for t in restrict if _gap(t, b) <= 80]
+        )
+        if not negative and not z:
+            continue
+        s = min(u[0][0], st[0][0], b[0])
+        e = max(b[1], z[0][1] if z else b[1])
+        return Hit(s, e, Severity.ERROR, c[s:e])
+    return None
+
+
+def clauses_of(sentence: str) -> list[tuple[int, str]]:
+    """``(offset, text)`` of the clauses of ``sentence``: cut at ``;``, ``:``, dashes and line
+    breaks (offsets into ``sentence``)."""
+    out, prev = [], 0
+    for m in _SPLIT.finditer(sentence):
+        out.append((prev, sentence[prev : m.start()]))
+        prev = m.end()
+    out.append((prev, sentence[prev:]))
+    return [(o, t) for o, t in out if t.strip()]
+
+
+def analyse_sentence(cr: ClauseRule, sentence: str, present: frozenset[str] | None = None) -> list[Hit]:
+    """Hits of ``cr`` in one sentence (offsets into ``sentence``): the first, most severe one of
+    its clauses (one finding per rule and sentence). ``present``: the slot literals occurring in
+    the sentence (``None``: unknown); a rule missing one slot group of :data:`REQUIRED` is skipped."""
+    out: list[Hit] = []
+    cr = replace(cr, present=present)  # a copy: the compiled rule is shared by threads
+    if present is not None and any(all(cr.absent(n) for n in group) for group in REQUIRED[cr.family]):
+        return out
+    cr.langs = languages_of(sentence)
+    for off, c in clauses_of(sentence):
+        if cr.family == "override":
+            h = _override(cr, c)
+        elif cr.family == "waiver":
+            h = _waiver(cr, c, sentence)
+        else:
+            h = _concealment(cr, c, sentence)
+        if h is not None:
+            out.append(Hit(h.start + off, h.end + off, h.severity, h.what))
+    if len(out) > 1:
+        out = [min(out, key=lambda h: (h.severity, h.start))]
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# The check
+# --------------------------------------------------------------------------------------------
+
+_MESSAGES = {
+    "override": 'Declares the agent\'s other instructions invalid or outranked: "{what}"',
+    "waiver": 'Waives the human checkpoint: "{what}"',
+    "concealment": 'Keeps the agent\'s actions from the user: "{what}"',
+}
+_REASONS = {
+    "prohibition": "lowered: stated as a prohibition",
+    "deny-list": "lowered: in a deny-list",
+    "quoted example": "lowered: quoted as an example",
+    "code": "lowered: inside code",
+    "floor": "kept at its floor: this rule never goes lower in context",
+    "hidden": "raised: hidden from a reader",
+}
+
+
+@lru_cache(maxsize=2)
+def _short_automaton(short: tuple[str, ...]):
+    """An Aho–Corasick automaton (``ahocorasick-rs``) over the short literals (``None`` without
+    the library): the CJK two-character words and the like, which the shared index leaves out."""
+    if not short:
+        return None
+    try:
+        import ahocorasick_rs
+
+        return ahocorasick_rs.AhoCorasick(list(short), matchkind=ahocorasick_rs.MatchKind.Standard)
+    except Exception:  # noqa: BLE001 - str.find below still works
+        return None
+
+
+def _occurrences(folded: str, crs: ClauseRules) -> tuple[list[int], list[str]]:
+    """``(starts, literals)``: every occurrence in ``folded`` of a slot literal, sorted by start."""
+    got = crs.index.scan(folded)
+    pairs: list[tuple[int, str]] = []
+    if got is None:
+        lits = list(crs.index.literals)
+    else:
+        lits = []
+        for lit, offs in got[1].items():
+            pairs.extend((o, lit) for o in offs)
+    short = crs.short
+    auto = _short_automaton(tuple(short))
+    if auto is not None and short:
+        try:
+            pairs.extend((start, short[i]) for i, start, _e in auto.find_matches_as_indexes(folded, overlapping=True))
+            short = []
+        except UnicodeError:
+            pass
+    for lit in [*lits, *short]:
+        i = folded.find(lit)
+        while i >= 0:
+            pairs.append((i, lit))
+            i = folded.find(lit, i + 1)
+    pairs.sort()
+    return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def _may_hold(crs: ClauseRules, present: frozenset[str]) -> bool:
+    """Whether some rule has a literal of each of its :data:`REQUIRED` slot groups in ``present``."""
+    for cr in crs.rules:
+        ok = True
+        for group in REQUIRED[cr.family]:
+            if not any(
+                (sl := cr.slots.get(n)) is not None and (not sl.filterable or not present.isdisjoint(sl.literals))
+                for n in group
+            ):
+                ok = False
+                break
+        if ok:
+            return True
+    return False
+
+
+def check(ctx) -> list[Finding]:
+    """Findings of every ``clauses`` rule on the document of ``ctx`` (source code-point offsets)."""
+    text = ctx.doc.text
+    if not text:
+        return []
+    crs = load_clause_rules()
+    if not crs.rules:
+        return []
+    from unveil.core.checks.directives import doc_state
+
+    state = doc_state(text, getattr(ctx, "markdown", None))
+    return scan_reading(state, crs)
+
+
+def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
+    """The clause rules on a :class:`~unveil.core.checks.directives.DocState`."""
+    crs = crs or load_clause_rules()
+    t = state.targets["reading"]
+    rt = t.text
+    dc = state.dc
+    folded = t.folded if len(t.folded) == len(rt) else rt.lower()
+    if len(folded) != len(rt):  # case mapping moved offsets: match on the text itself
+        folded = rt
+    starts, lits = _occurrences(folded, crs)
+    triggers = crs.triggers
+    units: list[tuple[int, int]] = []
+    line_units: dict[int, list[int]] = {}  # line start -> sentence starts in it (last: line end)
+    for o, lit in zip(starts, lits):
+        if lit not in triggers or (units and units[-1][0] <= o < units[-1][1]):
+            continue
+        # a sentence lies within its line of the reading (soft wraps are joined): a line missing
+        # a slot group of every rule cannot hold a hit, and costs no sentence split
+        ls = rt.rfind("\n", 0, o) + 1
+        bounds = line_units.get(ls)
+        if bounds is None:
+            le = rt.find("\n", o)
+            le = len(rt) if le < 0 else le
+            if not _may_hold(crs, frozenset(lits[bisect_left(starts, ls) : bisect_left(starts, le)])):
+                bounds = []
+            elif dc.regions.region(t.orig_start(o)) in ("frontmatter", "code"):
+                bounds = [ls, le]  # one line is one unit in code and frontmatter
+            else:
+                bounds = [ls, *(m.end() for m in _SENTENCE_END.finditer(rt, ls, le)), le]
+            line_units[ls] = bounds
+        if not bounds:
+            continue
+        i = bisect_right(bounds, o) - 1
+        if 0 <= i < len(bounds) - 1:
+            units.append((bounds[i], bounds[i + 1]))
+    out: list[Finding] = []
+    seen: dict[str, list[Span]] = {}
+    for us, ue in units:
+        sentence = rt[us:ue]
+        a, b = bisect_left(starts, us), bisect_left(starts, ue)
+        present = frozenset(lits[a:b])
+        for cr in crs.rules:
+            for h in analyse_sentence(cr, sentence, present):
+                f = _finding(cr, state, us + h.start, us + h.end, h)
+                if f is None:
+                    continue
+                spans = seen.setdefault(cr.rule.id, [])
+                if any(s < f.end and f.start < e for s, e in spans):
+                    continue
+                spans.append((f.start, f.end))
+                out.append(f)
+    return out
+
+
+def _finding(cr: ClauseRule, state, vs: int, ve: int, h: Hit) -> Finding | None:
+    t = state.targets["reading"]
+    dc = state.dc
+    ostart, oend = t.orig_start(vs), t.orig_end(ve)
+    if oend <= ostart:
+        return None
+    floor = cx.FLOOR_DEFAULTS.get(cr.rule.category)
+    opts = cx.ContextOptions(code="lower", floor=Severity.parse(floor) if floor else None)
+    jvs = dc.view.view_offset(ostart)
+    jve = max(jvs + 1, dc.view.view_offset(oend))
+    j = cx.judge(dc, opts, h.severity, jvs, jve)
+    sev = j.severity
+    if state.decoded:
+        sev = cx.raise_(sev)
+    msg = _MESSAGES[cr.family].format(what=" ".join(h.what.split())[:80])
+    notes = [_REASONS.get(r, r) for r in j.reasons]
+    if notes:
+        msg += " (" + "; ".join(notes) + ")"
+    return Finding(
+        cr.rule.id,
+        sev,
+        ostart,
+        oend,
+        msg,
+        category=cr.rule.category,
+        data={
+            "region": j.region,
+            "context": list(j.reasons),
+            "base_severity": h.severity.label,
+            "parsed": True,
+            "clause": cr.family,
+        },
+    )
