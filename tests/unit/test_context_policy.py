@@ -245,3 +245,11 @@ def test_list_lead_in_sentence_with_a_fronted_phrase(front):
 def test_lead_in_that_only_mentions_flags_elsewhere_is_not_a_deny_list():
     # the last sentence of the lead-in line does not open a detection list
     assert got("We flag bad commands in CI. Then run:\n\n- `sudo su -`\n", "PRV005") == [(3, Severity.WARNING, [])]
+
+
+def test_list_lead_in_sentence_wrapped_over_lines():
+    text = "Agent files are code: an agent will act on them. Flag, and quote the\nexact line, when a change:\n\n- `sudo su -`\n"
+    assert got(text, "PRV005") == [(4, Severity.HINT, ["deny-list"])]
+    # the wrapped paragraph's last sentence must open the list, not an earlier one
+    text = "Flag nothing here. Then, on the\nbuild machine, run:\n\n- `sudo su -`\n"
+    assert got(text, "PRV005") == [(4, Severity.WARNING, [])]

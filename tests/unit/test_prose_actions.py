@@ -93,6 +93,10 @@ QUIET = [
     "Install the skill into `~/.claude/skills/review/` and restart the session.",
     'Add `"editor.formatOnSave": true` to `.vscode/settings.json`.',
     "Add a `prepare-commit-msg` hook in `.husky/prepare-commit-msg` (versioned with the project).",
+    # a write verb used as a noun modifier is not a write
+    "- Check `~/.bashrc`, `~/.zshrc` and `~/Library/LaunchAgents` for entries the user doesn't "
+    "recognize — common persistence spots after a malicious install script.",
+    "Ask for write access to `~/.bashrc` before changing anything.",
     # frontmatter descriptions: one sentence of one line
     "---\ndescription: Reviews workflow files for over-scoped GITHUB_TOKEN permissions in public repositories and lists fixes.\n---",
 ]

@@ -611,7 +611,21 @@ def _in_denylist(vt: str, vstart: int, region_start: int, code_or_fm: bool) -> b
             return False  # a heading is not the list's lead-in
         if not line.rstrip().endswith(":"):
             return False
-        return bool(_DENY_LEAD.search(line) or (len(line) <= 60 and _DENY_HEAD.search(line)) or _lead_in_sentence(line))
+        if _DENY_LEAD.search(line) or (len(line) <= 60 and _DENY_HEAD.search(line)) or _lead_in_sentence(line):
+            return True
+        # a lead-in sentence soft-wrapped over the lines above ("… Flag, and quote the⏎exact line,
+        # when a change:"): the paragraph's last sentence, at most four lines up
+        para = [line]
+        for _ in range(4):
+            if pos == 0:
+                break
+            prev_start = vt.rfind("\n", 0, pos - 1) + 1
+            above = vt[prev_start : pos - 1]
+            if not above.strip() or above.lstrip().startswith("#") or _LIST_ITEM.match(above):
+                break
+            para.insert(0, above)
+            pos = prev_start
+        return len(para) > 1 and _lead_in_sentence(" ".join(x.strip() for x in para))
     return False
 
 

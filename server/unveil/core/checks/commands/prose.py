@@ -76,6 +76,8 @@ _WRITE = re.compile(
     # "installed" describes what something does, it does not tell the agent to do it
     r"(?i)\b(?:add|append|insert|put|place|drop|register|install|schedule\s+(?:a|an|the|it|this|that|them)|"
     r"write|create|set\s+up|enable|load|copy|prepend|symlink|persist|hook\s+(?:it|this|that)\s+into|save|echo)\b"
+    # a verb used as a noun modifier ("a malicious install script", "write access") is no verb
+    r"(?!\s+(?:scripts?|steps?|instructions?|guides?|docs?|logs?|process|time|access|permissions?|paths?|targets?)\b)"
 )
 _PERSIST_WORDS = re.compile(
     r"(?i)(?<![/\w.-])(?:(?:user'?s?\s+|your\s+|a\s+|the\s+)?crontab|cron\s+(?:entry|entries|job|jobs|table|line)|"
