@@ -37,6 +37,7 @@ from pathlib import Path
 import regex
 
 from unveil.core import shell
+from unveil.core.checks.commands.locate import SHELL_LANGS
 from unveil.core.findings import Finding, Severity
 from unveil.core.instruction import has_directive_word
 
@@ -51,24 +52,9 @@ CATEGORY = "privilege-escalation"
 
 _SEV = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
 
-_SHELLISH = frozenset(
-    {
-        "",
-        "sh",
-        "bash",
-        "zsh",
-        "shell",
-        "console",
-        "shell-session",
-        "terminal",
-        "text",
-        "txt",
-        "plain",
-        "powershell",
-        "ps1",
-        "fish",
-    }
-)
+_SHELLISH = SHELL_LANGS | frozenset({"", "text", "txt", "plain", "powershell", "ps1"})
+"""Fence info strings whose lines are judged as commands: the shell languages of the command
+checks plus untagged or plain-text fences and PowerShell."""
 
 _PROHIBITION = regex.compile(
     r"\b(?:never|don'?t|do not|does not|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|may not|avoid|"
