@@ -225,6 +225,28 @@ def _dedupe(node, top: bool, dups: list[str], seen_nodes: set[int] | None = None
             _dedupe(v, False, dups, seen_nodes)
 
 
+_COMPOSED: dict[str, object] = {}
+_COMPOSED_MAX = 8
+
+
+def compose_shared(yaml_text: str):
+    """The ruamel.yaml node tree of ``yaml_text`` (safe, pure loader; ``None`` for an empty
+    document), memoised for the last :data:`_COMPOSED_MAX` texts: the frontmatter schema and the
+    hook-command checks both compose the frontmatter, and an editor re-analyses a document whose
+    frontmatter an edit of the body left unchanged. The tree is shared: callers only read it
+    (:func:`parse_yaml`, which edits its tree, composes its own). Raises what ``compose`` raises
+    (a ``MarkedYAMLError`` for invalid YAML); failures are not memoised."""
+    if yaml_text in _COMPOSED:
+        return _COMPOSED[yaml_text]
+    from ruamel.yaml import YAML
+
+    node = YAML(typ="safe", pure=True).compose(yaml_text)
+    if len(_COMPOSED) >= _COMPOSED_MAX:
+        _COMPOSED.pop(next(iter(_COMPOSED)))
+    _COMPOSED[yaml_text] = node
+    return node
+
+
 def parse_yaml(yaml_text: str, offset: int = 0, first_line: int = 0) -> Frontmatter:
     """Parse ``yaml_text`` (which starts at code point ``offset`` / 0-based line ``first_line``
     of the file) into a :class:`Frontmatter` without ``span``. Never raises."""

@@ -281,16 +281,14 @@ def compose(text: str, span: fm_mod.FrontmatterSpan) -> Parsed:
     """Compose the YAML of ``span`` into :class:`Entry` items (YAML 1.2 reading: U+0085,
     U+2028 and U+2029 are ordinary characters). Never raises: a YAML error is returned in
     ``error`` / ``error_line`` (1-based line of the whole file)."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError
     from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
     yaml_text = text[span.yaml_start : span.yaml_end]
     safe_text = yaml_text.translate({ord(k): v for k, v in _PLACEHOLDER.items()})
-    yaml = YAML(typ="safe", pure=True)
     first_line = span.yaml_line
     try:
-        node = yaml.compose(safe_text)
+        node = fm_mod.compose_shared(safe_text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = first_line + (mark.line if mark is not None else 0) + 1
@@ -305,7 +303,9 @@ def compose(text: str, span: fm_mod.FrontmatterSpan) -> Parsed:
     if not isinstance(node, MappingNode):
         kind = {ScalarNode: "a scalar", SequenceNode: "a list"}.get(type(node), "not a mapping")
         return Parsed(span, [], f"the frontmatter is {kind}, not a mapping of keys to values", first_line + 1)
-    constructor = yaml.constructor
+    from ruamel.yaml import YAML
+
+    constructor = YAML(typ="safe", pure=True).constructor  # its own memo of constructed objects
     entries = []
     base = span.yaml_start
     for k, v in node.value:

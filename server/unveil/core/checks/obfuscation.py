@@ -525,9 +525,12 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
     English while the original does not. Framing words (rot13, reverse, backwards) on the line lower
     the bar (3 words, 45 % common words instead of 5 words and 60 %). A line that fails that test is
     still a rot13 candidate (``quiet``: reported only when its rot13 triggers a rule) when its rot13
-    reads as the rules' vocabulary (:func:`_rot13_vocabulary_span`)."""
+    reads as the rules' vocabulary (:func:`_rot13_vocabulary_span`).
+
+    Each line's result is a function of the line, the previous non-blank line and whether the text
+    has a rot13 or reversal frame anywhere (:func:`_rot_line`, memoised): an editor re-analysing a
+    document after one edit judges only the edited lines again."""
     out: list[Decoded] = []
-    known: frozenset[str] | None = None
     any_rot, any_rev = bool(_ROT_FRAME.search(text)), bool(_REV_FRAME.search(text))
     any_rev = any_rev or "//:ptth" in text or "//:sptth" in text  # a reversed URL frames its line
     prev = ""
@@ -535,9 +538,29 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
         line, prev_line = lm.group(0), prev
         if line.strip():
             prev = line
-        words = [w.lower() for w in _WORD3.findall(line)]
-        if len(words) < 3:
-            continue
+        got = _rot_line(line, prev_line, any_rot, any_rev)
+        if got:
+            base = lm.start()
+            out.extend(replace(d, start=base + d.start, end=base + d.end) for d in got)
+    return out
+
+
+_ROT_MEMO: dict[tuple, tuple[Decoded, ...]] = {}
+_ROT_MEMO_MAX = 20_000
+"""Most lines whose :func:`_rot_line` result is kept (the memo is emptied when full)."""
+
+
+def _rot_line(line: str, prev_line: str, any_rot: bool, any_rev: bool) -> tuple[Decoded, ...]:
+    """The rot13 / reversed candidates of one line of :func:`_find_rot_and_reversed`, offsets
+    relative to the line's start (code points). Memoised by its arguments and the registered
+    :data:`vocabulary` (a pure function of them)."""
+    key = (line, prev_line, any_rot, any_rev, vocabulary)
+    got = _ROT_MEMO.get(key)
+    if got is not None:
+        return got
+    out: list[Decoded] = []
+    words = [w.lower() for w in _WORD3.findall(line)]
+    if len(words) >= 3:
         # a frame on the line or the line before ("The note below was scrambled with ROT13; …")
         frame_rot = any_rot and bool(_ROT_FRAME.search(line) or _ROT_FRAME.search(prev_line))
         frame_rev = (any_rev and bool(_REV_FRAME.search(line))) or "//:ptth" in line or "//:sptth" in line
@@ -559,15 +582,17 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
                 )
             )
         )
-        if not english or not _rot_english(line, lm.start(), spans, framed, frame_rot, frame_rev, out):
-            if known is None:
-                known = vocabulary()
-            got = _rot13_vocabulary_span(line, spans, known)
-            if got is not None:
-                s, e = got
+        if not english or not _rot_english(line, 0, spans, framed, frame_rot, frame_rev, out):
+            got_span = _rot13_vocabulary_span(line, spans, vocabulary())
+            if got_span is not None:
+                s, e = got_span
                 decoded = line[s:e].translate(_ROT13).strip()
-                out.append(Decoded("OBF006", lm.start() + s, lm.start() + e, "rot13", decoded, framed, quiet=True))
-    return out
+                out.append(Decoded("OBF006", s, e, "rot13", decoded, framed, quiet=True))
+    result = tuple(out)
+    if len(_ROT_MEMO) >= _ROT_MEMO_MAX:
+        _ROT_MEMO.clear()
+    _ROT_MEMO[key] = result
+    return result
 
 
 def _rot_english(

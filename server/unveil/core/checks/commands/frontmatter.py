@@ -60,10 +60,11 @@ def frontmatter_findings(ctx) -> list[Finding]:
     fm_text = text[fm.span.yaml_start : fm.span.yaml_end]
     base = fm.span.yaml_start
     try:
-        from ruamel.yaml import YAML
         from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-        node = YAML(typ="safe", pure=True).compose(fm_text)
+        from unveil.core.frontmatter import compose_shared
+
+        node = compose_shared(fm_text)
     except Exception:  # noqa: BLE001 - invalid YAML: the loose lines are still searched below
         return _loose_frontmatter(fm_text, base)
     out: list[Finding] = []
