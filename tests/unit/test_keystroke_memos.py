@@ -53,6 +53,7 @@ EDGE = [
     "'s\n\n's and 'll\n\n123456\n\n!!!\n\n",
     "trailing\n\n",
     "\n\nleading",
+    "sep\n\n\x1cafter a separator\n\n\u2028line separator",
 ]
 
 
@@ -167,3 +168,37 @@ def test_compose_shared_returns_one_tree_per_text_and_does_not_memoise_errors():
     assert "a: [unclosed\n" not in frontmatter._COMPOSED
     with pytest.raises(type(first.value)):
         frontmatter.compose_shared("a: [unclosed\n")
+
+
+# --------------------------------------------------------------------------- longest runs
+
+RUN_TEXTS = [
+    "",
+    "one",
+    "a b",
+    "a  b\t\t\tc\n\n\n\nd",
+    "x\u3000\u3000y\u00a0z\u2028\u2029w\u0085v\x1c\x1d\x1e\x1fu",  # Unicode whitespace, and \x1c-\x1f
+    "   leading and trailing   ",
+    "verylongwordwithoutanyspaceatall" * 3 + " short",
+    "tabs\tand\vvertical\ffeeds\rcarriage",
+]
+
+
+@pytest.mark.parametrize("text", RUN_TEXTS)
+@pytest.mark.parametrize("cls", [r"\s", r"\S"])
+def test_fast_longest_runs_equal_the_regex_form(text, cls):
+    import regex
+
+    from unveil.core.checks.literal_index import _FLAGS, Lines
+
+    want = max(map(len, regex.compile("(?:" + cls + ")+", _FLAGS).findall(text)), default=0)
+    assert Lines(text, text.casefold()).longest_run(cls) == want
+
+
+def test_longest_whitespace_run_counts_unicode_spaces():
+    from unveil.core.checks.literal_index import Lines
+
+    assert Lines("a\u3000\u3000\u00a0b c", "a\u3000\u3000\u00a0b c").longest_run(r"\s") == 3
+    assert Lines("ab cd", "ab cd").longest_run(r"\s") == 1
+    assert Lines("abcd", "abcd").longest_run(r"\s") == 0
+    assert Lines("ab\u3000cdef", "ab\u3000cdef").longest_run(r"\S") == 4

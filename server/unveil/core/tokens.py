@@ -416,9 +416,9 @@ def pieces(text: str) -> list[str]:
     a line feed into a character that is neither whitespace nor ``/``, and no alternative looks
     behind, so a pre-token boundary falls at each cut and each side is split into the same
     pre-tokens as in the whole text (BPE merges never cross pre-tokens). ``re``'s ``\s`` is
-    ``str.isspace``, the same set as the Unicode White_Space that the pattern's ``\s`` means
-    (checked over every code point with ``re`` and ``regex`` when this was written; a test
-    compares the summed counts with whole-text counts on corpus files)."""
+    ``str.isspace``: the Unicode White_Space that the pattern's ``\s`` means plus U+001C..U+001F,
+    so no cut falls before any whitespace (checked over every code point when this was written;
+    a test compares the summed counts with whole-text counts on corpus files and edge cases)."""
     out: list[str] = []
     i = 0
     for m in _PIECE_CUT.finditer(text):
