@@ -485,10 +485,18 @@ def _last_negation(pre: str):
     """The last negation in ``pre`` (English or another language): ``(match, english)``."""
     last, english = None, True
     for m in _NEG.finditer(pre):
-        last = m
+        if not _in_compound(pre, m.start(), m.end()):
+            last = m
     for m in _NEG_I18N.finditer(pre, last.end() if last is not None else 0):
-        last, english = m, False
+        if not _in_compound(pre, m.start(), m.end()):
+            last, english = m, False
     return last, english
+
+
+def _in_compound(text: str, s: int, e: int) -> bool:
+    """Whether ``text[s:e]`` is part of a hyphenated word or option (``--no-verify``,
+    ``no-cache``, ``non-blocking``): a name, not a negation."""
+    return (s > 0 and text[s - 1] in "-_") or (e < len(text) and text[e] in "-_")
 
 
 def _governs(pre: str) -> bool:
