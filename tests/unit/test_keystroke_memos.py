@@ -143,7 +143,19 @@ def test_rot_memo_gives_the_cold_result(seed):
     for t in [base, *_edits(base, 25, seed)]:
         warm = obfuscation._find_rot_and_reversed(t)
         obfuscation._ROT_MEMO.clear()
+        obfuscation._FRAME_MEMO.clear()
         assert obfuscation._find_rot_and_reversed(t) == warm
+
+
+def test_a_frame_word_on_any_line_frames_the_document_as_one_regex_search_did():
+    import re
+
+    texts = ["Decode this ROT13 note.\n\n" + ROT, ROT + "\n(rot-13)\n", "Read it right-to-left:\n.tset a si sihT\n", ROT]
+    for t in texts:
+        obfuscation._FRAME_MEMO.clear()
+        lines = [m.group(0) for m in re.finditer(r"[^\r\n]+", t)]
+        assert any(obfuscation._frames(x)[0] for x in lines) == bool(obfuscation._ROT_FRAME.search(t))
+        assert any(obfuscation._frames(x)[1] for x in lines) == bool(obfuscation._REV_FRAME.search(t))
 
 
 def test_rot_candidates_keep_document_offsets():

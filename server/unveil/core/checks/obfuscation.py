@@ -531,18 +531,37 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
     has a rot13 or reversal frame anywhere (:func:`_rot_line`, memoised): an editor re-analysing a
     document after one edit judges only the edited lines again."""
     out: list[Decoded] = []
-    any_rot, any_rev = bool(_ROT_FRAME.search(text)), bool(_REV_FRAME.search(text))
+    lines = [(lm.start(), lm.group(0)) for lm in _LINE_RE.finditer(text)]
+    # a frame word anywhere in the text (no frame pattern crosses a line break, so per line)
+    any_rot = any_rev = False
+    for _, line in lines:
+        fr = _frames(line)
+        any_rot, any_rev = any_rot or fr[0], any_rev or fr[1]
+        if any_rot and any_rev:
+            break
     any_rev = any_rev or "//:ptth" in text or "//:sptth" in text  # a reversed URL frames its line
     prev = ""
-    for lm in _LINE_RE.finditer(text):
-        line, prev_line = lm.group(0), prev
+    for base, line in lines:
+        prev_line = prev
         if line.strip():
             prev = line
         got = _rot_line(line, prev_line, any_rot, any_rev)
         if got:
-            base = lm.start()
             out.extend(replace(d, start=base + d.start, end=base + d.end) for d in got)
     return out
+
+
+_FRAME_MEMO: dict[str, tuple[bool, bool]] = {}
+
+
+def _frames(line: str) -> tuple[bool, bool]:
+    """Whether ``line`` has a rot13 frame word and a reversal frame word (memoised per line)."""
+    got = _FRAME_MEMO.get(line)
+    if got is None:
+        if len(_FRAME_MEMO) >= _ROT_MEMO_MAX:
+            _FRAME_MEMO.clear()
+        got = _FRAME_MEMO[line] = (bool(_ROT_FRAME.search(line)), bool(_REV_FRAME.search(line)))
+    return got
 
 
 _ROT_MEMO: dict[tuple, tuple[Decoded, ...]] = {}
