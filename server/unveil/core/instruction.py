@@ -261,12 +261,29 @@ def signals(text: str) -> tuple[str, ...]:
     return tuple(name for name in ORDER if any(p.search(view) for p in _PATTERNS[name]))
 
 
+_VERDICTS: dict[tuple[str, bool], Verdict] = {}
+_VERDICTS_MAX = 20_000
+
+
 def classify(text: str, directives: bool = True) -> Verdict:
     """Classify hidden ``text`` as ``instruction``, ``prose``, ``short`` or ``empty``.
     ``directives=False`` leaves out the directive judgement (:func:`directive_weight`), for text
     that is code rather than prose (``<script>``/``<style>`` bodies).
 
+    A pure function of its arguments, memoised (the verdict is immutable): an editor
+    re-analysing a document classifies again only the hidden texts an edit changed.
     Never raises (any unexpected failure degrades to the word-count verdict)."""
+    key = (text, directives)
+    got = _VERDICTS.get(key)
+    if got is None:
+        got = _classify(text, directives)
+        if len(_VERDICTS) >= _VERDICTS_MAX:
+            _VERDICTS.clear()
+        _VERDICTS[key] = got
+    return got
+
+
+def _classify(text: str, directives: bool) -> Verdict:
     try:
         words = model_view(text).split()
     except Exception:  # noqa: BLE001 - never raise
