@@ -227,3 +227,31 @@ def test_closing_an_unclosed_frontmatter_far_below_is_seen():
     typed = closed.replace("para 19", "para 19!")
     assert cache.tokenize(md, typed, {}) == md.parse(typed, {}) and not cache.stats.full
     assert cache.stats.blocks_parsed <= 4  # frontmatter kept: only the edited block's neighbourhood
+
+
+def _token_state(t) -> tuple:
+    return (
+        t.type, t.tag, t.nesting, dict(t.attrs), list(t.map) if t.map else None, t.level,
+        None if t.children is None else len(t.children), t.content, t.markup, t.info, dict(t.meta), t.block, t.hidden,
+    )  # fmt: skip
+
+
+def test_block_tokens_are_never_written():
+    """Block tokens other than ``inline`` are shared between the cache and the versions handed
+    out (``incremental._share``): whole analyses of later versions, random edits included,
+    leave every shared token as it was."""
+    tokens.wait()
+    rng = random.Random(11)
+    shared_seen = 0
+    for path, text in _texts():
+        cache = DocumentCache()
+        analyze_mod.analyze(text, path, incremental=cache)
+        for _ in range(6):
+            before = {id(t): (t, _token_state(t)) for b in cache._parsed.blocks for t in b.tokens if t.type != "inline"}
+            text = _edit(text, rng)
+            analyze_mod.analyze(text, path, incremental=cache)
+            now = {id(t) for b in cache._parsed.blocks for t in b.tokens}
+            for key, (t, state) in before.items():
+                assert _token_state(t) == state, (path, t.type)
+                shared_seen += key in now
+    assert shared_seen > 1000  # tokens really were shared across versions

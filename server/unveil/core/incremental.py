@@ -80,6 +80,18 @@ def _clone(t):
     return c
 
 
+def _share(t):
+    """``t`` itself when nothing after the block phase changes it, else :func:`_clone` of it.
+    After the block phase markdown-it (``commonmark`` preset: the ``inline`` and ``text_join``
+    core rules; unveil's inline rules) writes only to ``inline`` tokens (their ``children``)
+    and to the tokens it creates; no stage of unveil writes to a token (the module test
+    ``test_block_tokens_are_never_written`` checks that a whole analysis leaves the shared
+    tokens as they were). The footnote plugin's core rule moves tokens, but a version with
+    footnotes is parsed in full. So a block token other than ``inline`` may be shared between
+    the cache and every version handed out."""
+    return t if t.children is None and t.type != "inline" else _clone(t)
+
+
 _new = object.__new__
 _TOKEN: list = []
 
@@ -228,7 +240,7 @@ class DocumentCache:
         self._loop(md, bstate, bstate.line, bstate.lineMax, blocks, None)
         stats.blocks_parsed = len(blocks)
         state.tokens.extend(out)
-        return _Parsed(lines, [_Block(b.start, [_clone(t) for t in b.tokens]) for b in blocks], not state.env)
+        return _Parsed(lines, [_Block(b.start, [_share(t) for t in b.tokens]) for b in blocks], not state.env)
 
     def _reparse(self, md, bstate, old: _Parsed, lines: list[str], stats: Stats) -> list[_Block] | None:
         """Block phase of the new version from the previous one; ``None`` to parse in full."""
@@ -256,7 +268,7 @@ class DocumentCache:
         out_tokens = bstate.tokens
         new_blocks: list[_Block] = []
         for blk in blocks[:keep]:
-            out_tokens.extend(_clone(t) for t in blk.tokens)
+            out_tokens.extend(_share(t) for t in blk.tokens)
             new_blocks.append(blk)
         if keep == len(blocks) and blocks:  # unreachable with the margin, but never guess
             return None
@@ -273,11 +285,11 @@ class DocumentCache:
         stats.full = False
         stats.blocks_reused = keep
         stats.blocks_parsed = len(parsed)
-        new_blocks.extend(_Block(x.start, [_clone(t) for t in x.tokens]) for x in parsed)
+        new_blocks.extend(_Block(x.start, [_share(t) for t in x.tokens]) for x in parsed)
         if hit is not None:
             for blk in blocks[hit:]:
                 kept = blk if not delta else _Block(blk.start + delta, [_shifted(t, delta) for t in blk.tokens])
-                out_tokens.extend(_clone(t) for t in kept.tokens)
+                out_tokens.extend(_share(t) for t in kept.tokens)
                 new_blocks.append(kept)
                 stats.blocks_reused += 1
         return new_blocks
