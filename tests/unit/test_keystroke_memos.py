@@ -271,3 +271,25 @@ def test_classify_memo_gives_the_cold_verdict(text, directives):
     cold = instruction.classify(text, directives)
     assert cold == warm
     assert instruction.classify(text, directives) is instruction._VERDICTS[(text, directives)]
+
+
+# --------------------------------------------------------------------------- decoder triggers
+
+
+def _trigger_texts() -> list[str]:
+    rnd = random.Random(3)
+    alphabet = "aZ09+/_-=!@$%:;. \n\tÄé日ſKıİ\u200bQRSTUVWXYZ234567data:DATA:"
+    out = ["", "data:", "DaTa:", "dat a:", "x" * 15, "x" * 16, "A" * 23, "A" * 24, "a1", "1a", "a 1", "ä1"]
+    out += ["".join(rnd.choice(alphabet) for _ in range(rnd.randrange(1, 60))) for _ in range(3000)]
+    out += ["".join(rnd.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567 ") for _ in range(40)) for _ in range(300)]
+    return out + _corpus_sample(30, 0, 60_000)
+
+
+def test_fast_decoder_triggers_answer_as_their_regular_expressions():
+    triggers = [d.trigger for d in obfuscation.DECODERS if d.trigger is not None]
+    fast = [t for t in triggers if t.pattern in obfuscation._FAST_TRIGGERS or t.pattern == "(?i)data:"]
+    assert len(fast) >= 4  # base64, base32, leetspeak, data: URIs
+    for text in _trigger_texts():
+        probe = obfuscation._TriggerProbe(text)
+        for t in fast:
+            assert probe.occurs(t) == bool(t.search(text)), (t.pattern, text[:80])

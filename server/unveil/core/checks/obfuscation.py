@@ -43,6 +43,7 @@ import binascii
 import html.entities
 import math
 import re
+import string
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -1033,6 +1034,50 @@ register("rot13-reversed")(lambda t, ex: _find_rot_and_reversed(t))
 register("leetspeak", r"[A-Za-z][0-9@$!]|[0-9@$!][A-Za-z]")(lambda t, ex: _find_leet(t))
 
 
+def _byte_class(chars: str) -> bytes:
+    """A ``bytes.translate`` table: the ASCII ``chars`` to ``x``, every other byte to a space."""
+    return bytes(ord("x") if chr(b) in chars else ord(" ") for b in range(256))
+
+
+_B64_CHARS = string.ascii_letters + string.digits + "+/_-"
+_FAST_TRIGGERS: dict[str, tuple[bytes, tuple[bytes, ...]]] = {
+    r"[A-Za-z0-9+/_-]{16}": (_byte_class(_B64_CHARS), (b"x" * 16,)),
+    r"[A-Z2-7]{24}": (_byte_class(string.ascii_uppercase + "234567"), (b"x" * 24,)),
+    r"[A-Za-z][0-9@$!]|[0-9@$!][A-Za-z]": (
+        bytes(
+            ord("a") if chr(b) in string.ascii_letters else ord("0") if chr(b) in string.digits + "@$!" else ord(" ")
+            for b in range(256)
+        ),
+        (b"a0", b"0a"),
+    ),
+}
+"""Decoder triggers that are runs or pairs of ASCII character classes, tested on the text's ASCII
+bytes (every other code point becomes ``?``, in none of the classes) mapped by a translation
+table: the same answer as the regular expression at a fraction of its cost."""
+
+
+class _TriggerProbe:
+    """Whether a decoder's trigger occurs in one text (:func:`find_encoded`)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._ascii: bytes | None = None
+        self._lower: str | None = None
+
+    def occurs(self, trigger) -> bool:
+        fast = _FAST_TRIGGERS.get(trigger.pattern)
+        if fast is not None:
+            if self._ascii is None:
+                self._ascii = self.text.encode("ascii", "replace")
+            mapped = self._ascii.translate(fast[0])
+            return any(needle in mapped for needle in fast[1])
+        if trigger.pattern == "(?i)data:":  # no other code point case-folds to d, a, t or ":"
+            if self._lower is None:
+                self._lower = self.text.lower()
+            return "data:" in self._lower
+        return bool(trigger.search(self.text))
+
+
 def find_encoded(text: str) -> list[Decoded]:
     """Every encoded run in ``text`` that passes its gates, sorted by position.
 
@@ -1041,8 +1086,9 @@ def find_encoded(text: str) -> list[Decoded]:
     """
     exempt = _exempt_spans(text)
     found: list[Decoded] = []
+    probe = _TriggerProbe(text)
     for dec in DECODERS:
-        if dec.trigger is not None and not dec.trigger.search(text):
+        if dec.trigger is not None and not probe.occurs(dec.trigger):
             continue
         try:
             found += dec.find(text, exempt)
