@@ -308,10 +308,16 @@ def _find_base64(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
     return list(out.values())
 
 
+_HEX_BYTES = bytes(ord("x") if chr(b) in string.hexdigits else ord(" ") for b in range(256))
+"""``bytes.translate`` table: ASCII hex digits to ``x``, every other byte to a space."""
+
+
 def _find_hex(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
     out = []
     seen: list[tuple[int, int]] = []
-    for pattern in (_HEX_LIST, _HEX):
+    # _HEX needs 16 hex digits in a row (ASCII only): look for them in the translated bytes first
+    dense = b"x" * 16 in text.encode("ascii", "replace").translate(_HEX_BYTES)
+    for pattern in (_HEX_LIST, _HEX) if dense else (_HEX_LIST,):
         for m in pattern.finditer(text):
             start, end = m.start(), m.end()
             if any(s <= start < e for s, e in seen) or _inside(exempt, start, end):
