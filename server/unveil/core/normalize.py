@@ -105,8 +105,23 @@ class ModelView:
         return bisect.bisect_left(self.omap, orig)
 
 
+_LAST_VIEW: tuple = (None, None)
+
+
 def model_view(text: str) -> ModelView:
-    """Build the :class:`ModelView` of ``text``. Linear time; ASCII runs are copied whole."""
+    """Build the :class:`ModelView` of ``text``. Linear time; ASCII runs are copied whole. The
+    view of the last text is kept (by identity): the context and decoder passes of one analysis
+    ask for the same one. Callers only read it."""
+    global _LAST_VIEW
+    last = _LAST_VIEW
+    if last[0] is text:
+        return last[1]
+    view = _model_view(text)
+    _LAST_VIEW = (text, view)
+    return view
+
+
+def _model_view(text: str) -> ModelView:
     if text.isascii():
         return ModelView(text, None, [], len(text))
     out: list[str] = []
