@@ -330,12 +330,19 @@ def compile_rules(rules: Iterable[Rule], errors: list[str] | None = None, analys
 
 
 def _bundled_key() -> str:
-    """Cache key of the bundled rules' analysis: the unveil version, this module's source and
-    every bundled rule file's name and bytes (:mod:`unveil.core.cache`)."""
+    """Cache key of the bundled rules' analysis: the unveil version, the source of this module
+    and of :mod:`~unveil.core.checks.pattern_analysis` (which computes the analysis), and every
+    bundled rule file's name and bytes (:mod:`unveil.core.cache`)."""
     from unveil.core import cache
+    from unveil.core.checks import pattern_analysis
     from unveil.core.rules import bundled_rules_dir
 
-    parts: list[bytes | str] = [cache.version_tag(), Path(__file__).read_bytes(), regex.__version__]
+    parts: list[bytes | str] = [
+        cache.version_tag(),
+        Path(__file__).read_bytes(),
+        Path(pattern_analysis.__file__).read_bytes(),
+        regex.__version__,
+    ]
     for f in sorted(bundled_rules_dir().glob("*.toml")):
         parts += [f.name, f.read_bytes()]
     return "directives-" + cache.digest(parts)[:32]

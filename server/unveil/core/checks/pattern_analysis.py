@@ -34,7 +34,8 @@ else:  # Python 3.10
 
 # `regex`-only syntax that the stdlib parser would misread as literals (fuzzy "{e<=1}", POSIX
 # classes "[[:alpha:]]", branch reset, version/full-case/reverse flags, \p{..}, \K …): no prefilter for these.
-_NO_PREFILTER = regex.compile(r"\{[^}]*[<>=]|\[\[:|\(\?\||\(\?[a-zA-Z]*[Vfr]|\\[pPXmMGKNhL]")
+# (An escape counts only after an even run of backslashes: ``\\Programs`` is a backslash and "P".)
+_NO_PREFILTER = regex.compile(r"\{[^}]*[<>=]|\[\[:|\(\?\||\(\?[a-zA-Z]*[Vfr]|(?<!\\)(?:\\\\)*\\[pPXmMGKNhL]")
 _REPEATS = tuple(getattr(_sre_c, n) for n in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") if hasattr(_sre_c, n))
 _ATOMIC = getattr(_sre_c, "ATOMIC_GROUP", None)
 
