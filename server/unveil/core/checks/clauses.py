@@ -351,8 +351,8 @@ class ClauseRules:
 REQUIRED = {
     "override": (
         ("void", "rank", "defeat", "self_win"),
-        ("noun", "config_noun", "api_noun", "referent"),
-        ("qual", "weak_qual", "post_qual", "referent"),
+        ("noun", "config_noun", "api_noun", "referent", "soft_referent"),
+        ("qual", "weak_qual", "post_qual", "referent", "soft_referent"),
     ),
     "waiver": (("dismissal", "dismissal_adj", "dismissal_verb", "grant", "without"), ("approval", "grant", "without")),
     "concealment": (
@@ -482,7 +482,13 @@ class Hit:
 def _override(cr: ClauseRule, c: str) -> Hit | None:
     breakers = cr.slots.get("breaker")
     nouns: list[tuple[Span, str]] = []
-    for kind, name in (("ref", "referent"), ("instr", "noun"), ("config", "config_noun"), ("api", "api_noun")):
+    for kind, name in (
+        ("ref", "referent"),
+        ("softref", "soft_referent"),
+        ("instr", "noun"),
+        ("config", "config_noun"),
+        ("api", "api_noun"),
+    ):
         for sp in cr.hits(name, c):
             nouns.append((sp, kind))
     if not nouns:
@@ -508,7 +514,7 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
         return None
     best: Hit | None = None
     for nsp, kind in kept:
-        if kind != "ref" and breakers is not None and breakers.by_lang.get("en") is not None:
+        if kind not in ("ref", "softref") and breakers is not None and breakers.by_lang.get("en") is not None:
             nxt = _next_word(c, nsp[1])
             if nxt and breakers.by_lang["en"].fullmatch(nxt):
                 continue
@@ -521,8 +527,8 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
             return q in post and q[0] - nsp[1] <= 70
 
         strong_all = sorted(set(strong) | (post - set(weak)))
-        sq = [nsp] if kind == "ref" else [q for q in strong_all if qualifies(q)]
-        wq = [] if kind == "ref" else [q for q in weak if qualifies(q)]
+        sq = [nsp] if kind in ("ref", "softref") else [q for q in strong_all if qualifies(q)]
+        wq = [] if kind in ("ref", "softref") else [q for q in weak if qualifies(q)]
         if not sq and not wq:
             continue
         strength = "strong" if sq else "weak"
@@ -673,6 +679,8 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
             if english:
                 if (inside and x[0] < t[0] and t[1] <= x[1]) or (t[0] >= x[1] and _near_after(c, x[1], t[0])):
                     ok.append(t)
+                elif slot == "silence" and t[0] >= x[1] and t[0] - x[1] <= 100 and _PREP_TAIL.search(c, x[1], t[0]):
+                    ok.append(t)  # "not mention the edits to X or the Y changes in *your summary*": the object ran on
             elif not _overlaps(t, x) and _gap(t, x) <= 60:
                 ok.append(t)
         return min(ok, key=lambda t: _gap(t, x)) if ok else None
@@ -737,6 +745,8 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
     return None
 
 
+_PREP_TAIL = regex.compile(r"\s(?:in|into|to|within|with)(?:\s+[\w'’/`-]+){0,2}\s+\Z", regex.I)
+"""The end of a silence's object: a preposition and at most two modifiers before the channel."""
 _NEAR_GAP = regex.compile(r"(?:\s+[\w'’/`-]+){0,3}\s+", regex.I)
 
 
