@@ -433,3 +433,8 @@ def test_list_step_near_misses(a):
     text = "# Notes\n\n1. " + a + "\n2. Never upload it to https://drop.example-archive.net/in.\n"
     assert exf(text) == [Severity.INFO], text
     assert exf("Never upload `~/.aws/credentials` to https://drop.example-archive.net/in.\n") == [Severity.INFO]
+
+
+def test_loose_list_steps_still_one_list():
+    text = "# Drift\n\n1. " + SOURCE_STEPS[0] + "\n\n2. Keep the keys sorted.\n\n3. " + SINK_STEPS[0] + "\n"
+    assert exf(text) == [Severity.ERROR]

@@ -462,61 +462,60 @@ def list_exfil_hits(vt: str, starts: list[int]) -> list[Hit]:
     for ln in vt.split("\n"):
         lines.append((pos, pos + len(ln)))
         pos += len(ln) + 1
-    i = 0
-    while i < len(lines):
-        a, b = lines[i]
-        if not _LIST_LINE.match(vt, a, b):
-            i += 1
-            continue
-        items: list[tuple[int, int]] = []
-        while i < len(lines):
-            a, b = lines[i]
-            if _LIST_LINE.match(vt, a, b) and (not items or vt[a : a + 1] not in " \t" or len(items) == 0):
-                items.append((a, b))
-            elif items and vt[a:b].strip() and (vt[a : a + 1] in " \t") and not _LIST_LINE.match(vt, a, b):
-                items[-1] = (items[-1][0], b)  # an indented continuation line
-            elif items and _LIST_LINE.match(vt, a, b):
-                items.append((a, b))  # a nested item: one more step
-            else:
-                break
-            i += 1
+    lists: list[list[tuple[int, int]]] = []
+    items: list[tuple[int, int]] = []
+    for a, b in lines:
+        if _LIST_LINE.match(vt, a, b):
+            items.append((a, b))  # a new step (nested items are steps too)
+        elif items and vt[a:b].strip() and vt[a : a + 1] in " \t":
+            items[-1] = (items[-1][0], b)  # an indented continuation line
+        elif items and not vt[a:b].strip():
+            continue  # a loose list: blank lines between its items
+        else:
+            if items:
+                lists.append(items)
+            items = []
+    if items:
+        lists.append(items)
+    for items in lists:
         if len(items) < 2 or len(items) > _LIST_ITEMS_MAX:
             continue
         k = bisect.bisect_left(starts, items[0][0])
         if k >= len(starts) or starts[k] >= items[-1][1]:
             continue
-        for si, (s1, e1) in enumerate(items):
-            source, concrete = _secret_sources(vt, s1, e1)
-            if source is None or not concrete:
+        facts = [_secret_sources(vt, s1, e1) for s1, e1 in items]
+        first = next((n for n, (src, concrete) in enumerate(facts) if src is not None and concrete), None)
+        if first is None:
+            continue
+        source = facts[first][0]
+        assert source is not None
+        for n in range(first + 1, len(items)):
+            s2, e2 = items[n]
+            if facts[n][0] is not None:
+                continue  # a later step with its own source is judged as a sentence
+            sent = vt[s2:e2]
+            verb = _SEND.search(sent)
+            if verb is None or _AUTH_USE.search(sent):
                 continue
-            done = False
-            for s2, e2 in items[si + 1 :]:
-                sent = vt[s2:e2]
-                verb = _SEND.search(sent)
-                if verb is None or _secret_sources(vt, s2, e2)[0] is not None:
-                    continue  # a later step with its own source is judged as a sentence
-                strong, url = _sinks(vt, s2, e2)
-                sink = strong or url
-                if sink is None or _AUTH_USE.search(sent):
-                    continue
-                ana = _ANAPHOR.search(sent, verb.start())
-                if ana is None or s2 + ana.start() > sink[0]:
-                    continue
-                hit = Hit(
-                    RULE_EXFIL,
-                    Severity.ERROR,
-                    source[0],
-                    sink[1],
-                    f"Sends a secret out, in words, over list steps: {source[2]} → {' '.join(sink[2].split())[:80]}",
-                    {"source": source[2], "sink": sink[2], "split": "list"},
-                    (s2 + verb.start(), s2 + verb.end()),
-                )
-                object.__setattr__(hit, "parts", ((source[0], source[1]), (sink[0], sink[1])))
-                out.append(hit)
-                done = True
-                break
-            if done:
-                break
+            strong, url = _sinks(vt, s2, e2)
+            sink = strong or url
+            if sink is None:
+                continue
+            ana = _ANAPHOR.search(sent, verb.start())
+            if ana is None or s2 + ana.start() > sink[0]:
+                continue
+            hit = Hit(
+                RULE_EXFIL,
+                Severity.ERROR,
+                source[0],
+                sink[1],
+                f"Sends a secret out, in words, over list steps: {source[2]} → {' '.join(sink[2].split())[:80]}",
+                {"source": source[2], "sink": sink[2], "split": "list"},
+                (s2 + verb.start(), s2 + verb.end()),
+            )
+            object.__setattr__(hit, "parts", ((source[0], source[1]), (sink[0], sink[1])))
+            out.append(hit)
+            break
     return out
 
 
