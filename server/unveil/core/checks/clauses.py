@@ -154,7 +154,7 @@ def compile_entry(entry: str, lang: str, irregular: dict | None = None) -> str:
         return _CJK_GAP.join(parts)
     out: list[str] = []
     pending_gap = False
-    toks = entry.split()
+    toks = [t[1:] if t.startswith("^") and len(t) > 1 else t for t in entry.split()]
     for tok in toks:
         if tok in ("…", "...", "……"):
             pending_gap = "long" if tok == "……" else True
@@ -201,6 +201,11 @@ def _literals(entry: str, lang: str, irregular: dict | None = None) -> set[str]:
         chunks = [p.strip() for p in regex.split(r"…|\s+", entry) if p.strip()]
         return {max(chunks, key=len).casefold()} if chunks else set()
     best: set[str] | None = None
+    marked = [t[1:] for t in entry.split() if t.startswith("^") and len(t) > 1]
+    if marked:  # the entry names its prefilter token: "describe … ^only as" (the verb is too common)
+        got = _token_literals(marked[0], lang, irregular)
+        if got:
+            return got
     for tok in entry.split():
         got = _token_literals(tok, lang, irregular)
         if got and (best is None or min(map(len, got)) > min(map(len, best))):
