@@ -572,10 +572,17 @@ def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: l
     between two Han or kana characters); indented continuation lines of YAML values in frontmatter
     likewise. ``code_inside``: offset inside any code span; ``block_inside``: inside a code block
     (fenced or indented; default ``code_inside``) — a line break inside or at the edge of an
-    inline code span still joins (CommonMark reads it as a space)."""
+    inline code span still joins (CommonMark reads it as a space).
+
+    The decision at each line break is :func:`_join_at`, a pure function of the two lines, the
+    line after them and where the break sits (frontmatter, code block), memoised: re-reading a
+    document after an edit decides again only at the breaks around the edited lines."""
     block_inside = block_inside or code_inside
     n = len(text)
     ends = [m.span() for m in _LINE_END.finditer(text)]
+    memo = _JOIN_MEMO
+    if len(memo) > _JOIN_MEMO_MAX:
+        memo.clear()
     for idx, (p, q) in enumerate(ends):
         if q >= n:
             break
@@ -584,63 +591,84 @@ def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: l
         prev, nxt = text[ls:p], text[q:le]
         if not prev.strip() or not nxt.strip():
             continue
-        if fm is not None and fm[0] <= p < fm[1]:
-            # a YAML continuation line: more indented than nothing, not a key, item or comment
-            if (
-                q >= fm[1]
-                or nxt[:1] not in (" ", "\t")
-                or _YAML_KEY.match(nxt)
-                or prev.rstrip().endswith((":", "|", "|-", ">", ">-"))
-            ):
-                continue
-            if prev.lstrip().startswith(("#", "---")) or nxt.strip() == "---":
-                continue
-            k = len(nxt) - len(nxt.lstrip(" \t"))
-            out.append((p, q + k, " "))
+        in_fm = fm is not None and fm[0] <= p < fm[1]
+        where = (
+            (1 if q >= fm[1] else 2)  # type: ignore[index]
+            if in_fm
+            else (3 if (block_inside(p) or block_inside(q) or block_inside(max(0, p - 1))) else 0)
+        )
+        if where == 3:
             continue
-        if (fm is not None and fm[0] <= p < fm[1]) or block_inside(p) or block_inside(q) or block_inside(max(0, p - 1)):
-            continue
-        html_like = prev.lstrip(" \t").startswith("<")
-        if (_starts_block(prev, None) if html_like else _BLOCK_START.match(prev)) and not _QUOTE.match(prev):
-            continue  # a heading, table row, HTML line … ends at its line
         following = _line_after(text, le) if le < n else None
-        qm = _QUOTE.match(nxt)
-        pq = _QUOTE.match(prev)
-        prev_body = prev[pq.end() :] if pq else prev
-        k = qm.end() if (qm and pq) else 0
-        rest = nxt[k:]
-        lm = _LIST_MARK.match(rest)
-        if _open_code_span(prev_body) and "`" in rest:
-            # a code span left open goes on at the next line (``>>`` there is a redirection, not
-            # a quote): one space, past the next item's list marker when both are list items
-            cut = lm.end() if (lm and _LIST_MARK.match(prev_body)) else 0
-            out.append((p, q + k + cut, " "))
-            continue
-        if qm and not pq:
-            continue
-        if _starts_block(rest, following):
-            continue
-        if lm:
-            if not (_LIST_MARK.match(prev_body) or prev_body[:1] in (" ", "\t")):
-                continue
-            if _ENDS_SENTENCE.search(prev_body) and not _bracket_open(prev_body, rest):
-                continue
-            # the next item continues the sentence unless it opens with a capital letter (lower
-            # case, a caseless script, a digit or punctuation such as ``.env``, ``= value``, ``| sh``)
-            first = rest[lm.end() :].lstrip("*_`~\"'“(")
-            if not _goes_on(prev_body, first):
-                continue
-            out.append((p, q + k + lm.end(), _joiner(prev_body, first)))
-            continue
-        # a soft wrap inside a sentence: the previous line does not close it and the next goes on
-        # in lower case (a line that starts a new sentence keeps its break, so `^` anchors hold)
-        body = rest.lstrip(" \t")
-        if _bracket_open(prev, body):
-            pass
-        elif _ENDS_SENTENCE.search(prev) or prev.rstrip().endswith(":") or not _goes_on(prev, body.lstrip("*_`~\"'“(")):
-            continue
-        k2 = k + (len(rest) - len(body))
-        out.append((p, q + k2, _joiner(prev, body)))
+        key = (prev, nxt, following, where)
+        got = memo.get(key, _MISSING)
+        if got is _MISSING:
+            got = memo[key] = _join_at(prev, nxt, following, where)
+        if got is not None:
+            out.append((p, q + got[0], got[1]))
+
+
+_MISSING = object()
+_JOIN_MEMO: dict[tuple, tuple[int, str] | None] = {}
+_JOIN_MEMO_MAX = 50_000
+"""Most line-break decisions :func:`_join_edits` keeps (the memo is emptied past it)."""
+
+
+def _join_at(prev: str, nxt: str, following: str | None, where: int) -> tuple[int, str] | None:
+    """Whether the line break between the lines ``prev`` and ``nxt`` (both with content;
+    ``following``: the line after ``nxt``, ``None`` at the end of the text) is joined, and how:
+    ``(k, joiner)`` replaces the break and the first ``k`` code points of ``nxt`` with ``joiner``;
+    ``None`` keeps it. ``where``: 0 prose, 1 frontmatter with ``nxt`` past its end, 2 inside the
+    frontmatter."""
+    if where:
+        # a YAML continuation line: more indented than nothing, not a key, item or comment
+        if (
+            where == 1
+            or nxt[:1] not in (" ", "\t")
+            or _YAML_KEY.match(nxt)
+            or prev.rstrip().endswith((":", "|", "|-", ">", ">-"))
+        ):
+            return None
+        if prev.lstrip().startswith(("#", "---")) or nxt.strip() == "---":
+            return None
+        return len(nxt) - len(nxt.lstrip(" \t")), " "
+    html_like = prev.lstrip(" \t").startswith("<")
+    if (_starts_block(prev, None) if html_like else _BLOCK_START.match(prev)) and not _QUOTE.match(prev):
+        return None  # a heading, table row, HTML line … ends at its line
+    qm = _QUOTE.match(nxt)
+    pq = _QUOTE.match(prev)
+    prev_body = prev[pq.end() :] if pq else prev
+    k = qm.end() if (qm and pq) else 0
+    rest = nxt[k:]
+    lm = _LIST_MARK.match(rest)
+    if _open_code_span(prev_body) and "`" in rest:
+        # a code span left open goes on at the next line (``>>`` there is a redirection, not
+        # a quote): one space, past the next item's list marker when both are list items
+        cut = lm.end() if (lm and _LIST_MARK.match(prev_body)) else 0
+        return k + cut, " "
+    if qm and not pq:
+        return None
+    if _starts_block(rest, following):
+        return None
+    if lm:
+        if not (_LIST_MARK.match(prev_body) or prev_body[:1] in (" ", "\t")):
+            return None
+        if _ENDS_SENTENCE.search(prev_body) and not _bracket_open(prev_body, rest):
+            return None
+        # the next item continues the sentence unless it opens with a capital letter (lower
+        # case, a caseless script, a digit or punctuation such as ``.env``, ``= value``, ``| sh``)
+        first = rest[lm.end() :].lstrip("*_`~\"'“(")
+        if not _goes_on(prev_body, first):
+            return None
+        return k + lm.end(), _joiner(prev_body, first)
+    # a soft wrap inside a sentence: the previous line does not close it and the next goes on
+    # in lower case (a line that starts a new sentence keeps its break, so `^` anchors hold)
+    body = rest.lstrip(" \t")
+    if _bracket_open(prev, body):
+        pass
+    elif _ENDS_SENTENCE.search(prev) or prev.rstrip().endswith(":") or not _goes_on(prev, body.lstrip("*_`~\"'“(")):
+        return None
+    return k + (len(rest) - len(body)), _joiner(prev, body)
 
 
 _CHARREF = regex.compile(r"&(?:#[xX]([0-9A-Fa-f]{1,6})|#([0-9]{1,7})|([A-Za-z][A-Za-z0-9]{1,31}));")

@@ -385,9 +385,47 @@ def count(text: str, wait: bool = True) -> int | None:
             _load_now()
     if enc is None:
         enc = encoding()
-    n = sum(len(enc.encode_ordinary(part)) for part in chunks(clean))
+    if PIECE_MIN < len(clean) <= CHUNK_CHARS:
+        n = 0
+        for piece in pieces(clean):
+            got = _memo.get(piece)
+            if got is None:
+                got = len(enc.encode_ordinary(piece))
+                _remember(piece, got)
+            n += got
+    else:
+        n = sum(len(enc.encode_ordinary(part)) for part in chunks(clean))
     _remember(text, n)
     return n
+
+
+PIECE_MIN = 2_000
+"""Texts longer than this (and at most :data:`CHUNK_CHARS`) are counted paragraph by paragraph
+(:func:`pieces`), each paragraph's count memoised: after an edit only the edited paragraph is
+encoded again. Shorter texts are encoded at once."""
+
+_PIECE_CUT = re.compile(r"\n\n(?=[^\s/])")
+
+
+def pieces(text: str) -> list[str]:
+    r"""``text`` cut after each blank line that a character other than whitespace or ``/``
+    follows; the concatenation is ``text`` and the pieces' counts add up to the text's exactly.
+
+    Why exact: in ``o200k_base``'s pre-tokenizer (:data:`O200K_PAT`) a line feed can only be part
+    of ``\s*[\r\n]+``, ``\s+``, or a punctuation run's tail ``[\r\n/]*``; none of them goes on past
+    a line feed into a character that is neither whitespace nor ``/``, and no alternative looks
+    behind, so a pre-token boundary falls at each cut and each side is split into the same
+    pre-tokens as in the whole text (BPE merges never cross pre-tokens). ``re``'s ``\s`` is
+    ``str.isspace``: the Unicode White_Space that the pattern's ``\s`` means plus U+001C..U+001F,
+    so no cut falls before any whitespace (checked over every code point when this was written;
+    a test compares the summed counts with whole-text counts on corpus files and edge cases)."""
+    out: list[str] = []
+    i = 0
+    for m in _PIECE_CUT.finditer(text):
+        out.append(text[i : m.end()])
+        i = m.end()
+    out.append(text[i:])
+    return out
 
 
 CHUNK_CHARS = 50_000

@@ -971,11 +971,12 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
         a, b = bisect_left(starts, us), bisect_left(starts, ue)
         present = frozenset(lits[a:b])
         for cr in crs.rules:
+            terms: tuple[str, ...] = ()
             if cr.family == "concealment":
                 if defined is None:
                     defined = defined_action_terms(rt, cr)
-                cr = replace(cr, defined=defined)
-            for h in analyse_sentence(cr, sentence, present):
+                terms = defined
+            for h in _analysed(crs, cr, sentence, present, terms):
                 f = _finding(cr, state, us + h.start, us + h.end, h)
                 if f is None:
                     continue
@@ -985,6 +986,27 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
                 spans.append((f.start, f.end))
                 out.append(f)
     return out
+
+
+_MEMO_MAX = 20_000
+"""Most (rule, sentence) results :func:`_analysed` keeps per rule set (emptied past it)."""
+
+
+def _analysed(
+    crs: ClauseRules, cr: ClauseRule, sentence: str, present: frozenset[str], defined: tuple[str, ...] = ()
+) -> tuple[Hit, ...]:
+    """:func:`analyse_sentence`, memoised per rule set by (rule, sentence, literals present, the
+    document's action terms ``defined``): a pure function of them, so an editor re-analysing a
+    document after an edit analyses only the sentences the edit touched. The hits are shared:
+    callers only read them."""
+    memo = crs.__dict__.setdefault("_memo", {})
+    key = (id(cr), sentence, present, defined)
+    got = memo.get(key)
+    if got is None:
+        if len(memo) >= _MEMO_MAX:
+            memo.clear()
+        got = memo[key] = tuple(analyse_sentence(replace(cr, defined=defined) if defined else cr, sentence, present))
+    return got
 
 
 def _finding(cr: ClauseRule, state, vs: int, ve: int, h: Hit) -> Finding | None:

@@ -14,6 +14,7 @@ Offsets are code points of the text given (the normalised reading or the model v
 
 from __future__ import annotations
 
+import re
 import time
 from bisect import bisect_right
 from functools import lru_cache
@@ -22,6 +23,13 @@ import regex
 
 from unveil.core.checks.pattern_analysis import FLAGS as _FLAGS
 from unveil.core.checks.pattern_analysis import LINE as _LINE
+
+_WS_RUNS = re.compile(r"\s{2,}")
+_WS_ONE = re.compile(r"\s")
+_SEPARATORS = re.compile("[\x1c-\x1f]")
+r"""``re``'s ``\s`` and ``str.split`` use ``str.isspace``: `regex`'s ``\s`` (Unicode White_Space)
+plus the information separators U+001C..U+001F (checked over every code point when this was
+written); a text with a separator takes the `regex` form. Tests compare both forms."""
 
 
 class Lines:
@@ -89,6 +97,13 @@ class Lines:
                 got = max(
                     max((b - a - 1 for a, b in zip(starts, starts[1:])), default=0), len(self.folded) - starts[-1]
                 )
+            elif cls in (r"\S", r"\s") and not _SEPARATORS.search(self.view_text):
+                # str.split and re's \s cut at str.isspace: regex's \s plus U+001C..U+001F
+                if cls == r"\S":
+                    got = max(map(len, self.view_text.split()), default=0)
+                else:  # runs of two or more are few; a single one needs only a search
+                    got = max(map(len, _WS_RUNS.findall(self.view_text)), default=0)
+                    got = got or (1 if _WS_ONE.search(self.view_text) else 0)
             else:
                 got = max(map(len, regex.compile("(?:" + cls + ")+", _FLAGS).findall(self.view_text)), default=0)
             self.runs[cls] = got
