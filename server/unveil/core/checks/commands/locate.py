@@ -297,6 +297,8 @@ def check(ctx) -> list[Finding]:
     return out
 
 
+_SEQ_START = re.compile(r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c|fetch|scp|rsync|git\s+clone|http)|>|\btee\b|\bcp\b|\bcat\b")
+"""A command that may fetch, copy or write the file a later step uses (cheap prefilter)."""
 _HEADING_LINE = re.compile(r"(?m)^[ ]{0,3}#{1,6}(?:[ \t]|$)")
 _SEQUENCE_MAX = 40
 """At most this many inline commands are judged as one sequence (a longer section is judged in
@@ -328,8 +330,11 @@ def _sequence_findings(text: str, cmds: list[tuple[str, int, int, int]], fences:
         groups.append([c])
     out: list[Finding] = []
     for g in groups:
-        if len(g) < 2:
+        # a sequence matters from its first command that fetches or writes a file onward
+        k = next((i for i, c in enumerate(g) if _SEQ_START.search(c[0])), None)
+        if k is None or len(g) - k < 2:
             continue
+        g = g[k:]
         pts, pieces, pos = [], [], 0
         for code, base, _s, _e in g:
             pts.append((pos, base))

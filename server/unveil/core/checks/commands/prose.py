@@ -483,37 +483,47 @@ def list_exfil_hits(vt: str, starts: list[int]) -> list[Hit]:
         k = bisect.bisect_left(starts, items[0][0])
         if k >= len(starts) or starts[k] >= items[-1][1]:
             continue
-        facts = [_secret_sources(vt, s1, e1) for s1, e1 in items]
-        first = next((n for n, (src, concrete) in enumerate(facts) if src is not None and concrete), None)
-        if first is None:
-            continue
-        source = facts[first][0]
-        assert source is not None
-        for n in range(first + 1, len(items)):
-            s2, e2 = items[n]
-            if facts[n][0] is not None:
-                continue  # a later step with its own source is judged as a sentence
+        # the sending steps first (cheap regexes); the sources only before the first of them
+        sends = []
+        for n, (s2, e2) in enumerate(items):
+            if n == 0:
+                continue
             sent = vt[s2:e2]
             verb = _SEND.search(sent)
             if verb is None or _AUTH_USE.search(sent):
                 continue
+            ana = _ANAPHOR.search(sent, verb.start())
+            if ana is None:
+                continue
             strong, url = _sinks(vt, s2, e2)
             sink = strong or url
-            if sink is None:
+            if sink is None or s2 + ana.start() > sink[0]:
                 continue
-            ana = _ANAPHOR.search(sent, verb.start())
-            if ana is None or s2 + ana.start() > sink[0]:
-                continue
+            sends.append((n, verb, sink))
+        if not sends:
+            continue
+        source = None
+        for n1 in range(sends[-1][0]):
+            src, concrete = _secret_sources(vt, *items[n1])
+            if src is not None and concrete:
+                source = (n1, src)
+                break
+        if source is None:
+            continue
+        for n, verb, sink in sends:
+            s2, e2 = items[n]
+            if n <= source[0] or _secret_sources(vt, s2, e2)[0] is not None:
+                continue  # a later step with its own source is judged as a sentence
             hit = Hit(
                 RULE_EXFIL,
                 Severity.ERROR,
-                source[0],
+                source[1][0],
                 sink[1],
-                f"Sends a secret out, in words, over list steps: {source[2]} → {' '.join(sink[2].split())[:80]}",
-                {"source": source[2], "sink": sink[2], "split": "list"},
+                f"Sends a secret out, in words, over list steps: {source[1][2]} → {' '.join(sink[2].split())[:80]}",
+                {"source": source[1][2], "sink": sink[2], "split": "list"},
                 (s2 + verb.start(), s2 + verb.end()),
             )
-            object.__setattr__(hit, "parts", ((source[0], source[1]), (sink[0], sink[1])))
+            object.__setattr__(hit, "parts", ((source[1][0], source[1][1]), (sink[0], sink[1])))
             out.append(hit)
             break
     return out
