@@ -548,7 +548,9 @@ _REFUSAL = regex.compile(
     r"|refuse|decline|(?:ignore|disregard)\s+(?:it|them|that|this|the\s+(?:request|instruction)s?)\b"
     r"|treat\s+(?:it|them|that|this)\s+as\s+(?:data|untrusted|text|content)"
     r"|(?:stop|pause)\s+and\s+(?:ask|tell|report|check)"
-    r"|(?:mention|report|flag|surface)\s+(?:it|this|that|them)\s+to\s+the\s+user)",
+    r"|(?:mention|report|flag|surface)\s+(?:it|this|that|them)\s+to\s+the\s+user"
+    r"|not\s+(?:something|anything|an?\s+instruction|instructions?)\s+(?:to|you\s+should)\s+(?:act\s+on|follow|obey|carry\s+out)"
+    r"|(?:is|are)\s+itself\s+(?:a|the)\s+finding|(?:report|flag)\s+(?:it|this|that|them)\s+as\s+(?:a\s+)?findings?)",
     regex.I,
 )
 _REFUSAL_NEGATED = regex.compile(r"\b(?:never|not|don'?t|no|without)\s+(?:\w+\s+)?\Z", regex.I)
@@ -576,7 +578,7 @@ def _region_start(dc: DocContext, ostart: int, in_code: tuple[int, int] | None) 
     return 0
 
 
-def _in_denylist(vt: str, vstart: int, region_start: int, code_or_fm: bool) -> bool:
+def _in_denylist(vt: str, vstart: int, region_start: int, code_or_fm: bool, vend: int | None = None) -> bool:
     """The hit is an entry of a permissions deny array in its own code block or frontmatter, or
     an item of a list whose own lead-in line (the first line above the list that is not an item)
     ends with ":" and says "never"/"avoid"/"red flags"… A heading above the list does not count."""
@@ -599,6 +601,8 @@ def _in_denylist(vt: str, vstart: int, region_start: int, code_or_fm: bool) -> b
         # an allow array closer than a deny array means it is allowed: fall through
     if not _LIST_ITEM.match(vt, ls):
         return False
+    if regex.match(r"[ \t]*\|", vt[ls : ls + 8]):
+        return _table_column_detects(vt, ls, vstart, vstart + 1 if vend is None else vend)
     # walk up the list to its lead-in line (first non-item, non-blank, non-continuation line)
     pos = ls
     for _ in range(80):
@@ -634,6 +638,69 @@ def _in_denylist(vt: str, vstart: int, region_start: int, code_or_fm: bool) -> b
             para.insert(0, above)
             pos = prev_start
         return len(para) > 1 and _lead_in_sentence(" ".join(x.strip() for x in para))
+    return False
+
+
+_TABLE_DELIM = regex.compile(r"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*\Z")
+_DETECT_HEAD = regex.compile(
+    r"\b(?:what|things|patterns?|phrases?|examples?|signs?|items?|strings?|text|content|instructions?|lines?|wording)"
+    r"\s+(?:[\w-]+\s+){0,2}?(?:to|you\s+(?:must|should))\s+(?:flag|detect|look\s+(?:out\s+)?for|watch\s+(?:out\s+)?for"
+    r"|catch|report|block|reject|refuse|quarantine|treat\s+as\s+(?:suspicious|hostile|malicious))\b",
+    regex.I,
+)
+"""A list or table header that names its entries as things to detect ("Examples of what to
+flag", "Phrases to look for", "Patterns you must report")."""
+
+
+def _cells(row: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of the cells of a table row (offsets into ``row``), split at ``|`` not
+    escaped by a backslash; the leading and trailing pipes open and close the row."""
+    bars = [m.start() for m in regex.finditer(r"(?<!\\)\|", row)]
+    if row.lstrip().startswith("|"):
+        bars = bars[1:] if bars else bars
+        lead = row.index("|") + 1
+    else:
+        lead = 0
+    out, prev = [], lead
+    for b in bars:
+        out.append((prev, b))
+        prev = b + 1
+    if row[prev:].strip():
+        out.append((prev, len(row)))
+    return out
+
+
+def _table_column_detects(vt: str, ls: int, vstart: int, vend: int) -> bool:
+    """The hit ``[vstart, vend)`` is in a body cell of a table whose header cell of the same
+    column (of one of the columns the hit spans) names its entries as things to detect, flag or
+    avoid: the table's own caption, never a heading or the file name. ``ls``: view offset of the
+    hit's row."""
+    le = vt.find("\n", ls)
+    row = vt[ls : le if le >= 0 else len(vt)]
+    cols = [i for i, (a, b) in enumerate(_cells(row)) if a < vend - ls and vstart - ls < b + 1]
+    if not cols:
+        return False
+    pos = ls
+    for _ in range(200):
+        if pos == 0:
+            return False
+        prev_start = vt.rfind("\n", 0, pos - 1) + 1
+        line = vt[prev_start : pos - 1]
+        pos = prev_start
+        if _TABLE_DELIM.match(line):
+            if pos == 0:
+                return False
+            hs = vt.rfind("\n", 0, pos - 1) + 1
+            header = vt[hs : pos - 1]
+            cells = _cells(header)
+            for col in cols:
+                if col < len(cells):
+                    cell = header[cells[col][0] : cells[col][1]]
+                    if _DETECT_HEAD.search(cell) or _DENY_HEAD.search(cell) or _DENY_LEAD.search(cell.strip()):
+                        return True
+            return False
+        if not regex.match(r"[ \t]*\|", line):
+            return False  # left the table before its delimiter row
     return False
 
 
@@ -737,7 +804,7 @@ def judge(
     if (
         not lowered
         and opts.denylist == "lower"
-        and _in_denylist(vt, vstart, _region_start(dc, ostart, code_span), in_code or region == "frontmatter")
+        and _in_denylist(vt, vstart, _region_start(dc, ostart, code_span), in_code or region == "frontmatter", vend)
     ):
         lowered = True
         reasons.append("deny-list")

@@ -68,7 +68,11 @@ _NO_INFLECT = frozenset(
     " so that i me you your yourself down up again longer never nothing only just none anymore here now this these"
     " those them him her who whoever at into via has have had do does did can may should must will would".split()
 )
-_GAP_WORDS = r"(?:\s+[^\s.;:!?]+){0,5}?\s+"
+_GAP_WORD = r"(?:[^\s.;:!?]|\.(?=[^\s.]))+"
+"""A word of a gap: a dot inside it ("0001_baseline.sql", "v1.2") does not end it."""
+_GAP_WORDS = r"(?:\s+" + _GAP_WORD + r"){0,5}?\s+"
+_LONG_GAP_WORDS = r"(?:\s+" + _GAP_WORD + r"){0,12}?\s+"
+"""``……`` in an entry: up to twelve words (the object of "do not mention … in" may be a list)."""
 _CJK_GAP = r"[^\s。！？；，、,.;:!?]{0,8}"
 _SENTENCE_END = regex.compile(r"(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no))[.!?][\"')\]*_]*(?=\s)|[。！？]", regex.I)
 """Where a sentence of a line of the reading ends (the same breaks as the context judgement's
@@ -104,7 +108,18 @@ def _inflect(w: str, irregular: dict[str, list[str]]) -> str:
     return "(?:" + "|".join([base, *extra]) + ")"
 
 
+_CONTRACTION = regex.compile(r"n['’]t\b")
+"""An entry opening with "n't" matches inside its word ("don't", "isn't"): no word start before it."""
+
+
 def _word(tok: str, english: bool, irregular: dict) -> str:
+    src = _word1(tok, english, irregular)
+    if "'" in tok and "|" not in tok and not tok.startswith("("):  # a leaf: straight or curly apostrophe
+        return src.replace("'", "['’]")
+    return src
+
+
+def _word1(tok: str, english: bool, irregular: dict) -> str:
     if tok == "*":
         return r"[\w'’-]+"
     if tok.startswith("(") and (tok.endswith(")") or tok.endswith(")?")):
@@ -139,14 +154,14 @@ def compile_entry(entry: str, lang: str, irregular: dict | None = None) -> str:
         return _CJK_GAP.join(parts)
     out: list[str] = []
     pending_gap = False
-    toks = entry.split()
+    toks = [t[1:] if t.startswith("^") and len(t) > 1 else t for t in entry.split()]
     for tok in toks:
-        if tok in ("…", "..."):
-            pending_gap = True
+        if tok in ("…", "...", "……"):
+            pending_gap = "long" if tok == "……" else True
             continue
         optional = tok.startswith("(") and tok.endswith(")?")
         w = _word(tok[:-1] if optional else tok, lang == "en", irregular)
-        sep = _GAP_WORDS if pending_gap else r"\s+"
+        sep = _LONG_GAP_WORDS if pending_gap == "long" else _GAP_WORDS if pending_gap else r"\s+"
         if not out:
             out.append(f"(?:{w}\\s+)?" if optional else w)
         else:
@@ -154,14 +169,14 @@ def compile_entry(entry: str, lang: str, irregular: dict | None = None) -> str:
         pending_gap = False
     body = "".join(out)
     first, last = toks[0], toks[-1]
-    lead = r"(?<!\w)" if (first[:1].isalnum() or first[:1] in "(*=") else ""
+    lead = r"(?<!\w)" if (first[:1].isalnum() or first[:1] in "(*=") and not _CONTRACTION.match(first) else ""
     trail = r"(?![\w'’-])" if (last[-1:].isalnum() or last[-1:] in ")*?") else ""
     return lead + "(?:" + body + ")" + trail
 
 
 def _token_literals(tok: str, lang: str, irregular: dict | None = None) -> set[str] | None:
     """Case-folded literals one of which every match of ``tok`` contains (``None``: none)."""
-    if tok in ("*", "…", "...") or tok.endswith(")?"):
+    if tok in ("*", "…", "...", "……") or tok.endswith(")?"):
         return None
     if tok.startswith("(") and tok.endswith(")"):
         tok = tok[1:-1]
@@ -186,6 +201,11 @@ def _literals(entry: str, lang: str, irregular: dict | None = None) -> set[str]:
         chunks = [p.strip() for p in regex.split(r"…|\s+", entry) if p.strip()]
         return {max(chunks, key=len).casefold()} if chunks else set()
     best: set[str] | None = None
+    marked = [t[1:] for t in entry.split() if t.startswith("^") and len(t) > 1]
+    if marked:  # the entry names its prefilter token: "describe … ^only as" (the verb is too common)
+        got = _token_literals(marked[0], lang, irregular)
+        if got:
+            return got
     for tok in entry.split():
         got = _token_literals(tok, lang, irregular)
         if got and (best is None or min(map(len, got)) > min(map(len, best))):
@@ -252,6 +272,9 @@ class ClauseRule:
     """The languages of the sentence being analysed (:func:`languages_of`); ``None``: all."""
     present: frozenset[str] | None = None
     """The literals that occur in the sentence being analysed; ``None``: unknown (run every slot)."""
+    defined: tuple[str, ...] = ()
+    """Terms the document defined as actions of the agent ("anything you run from scripts/ops/
+    counts as *housekeeping*"): an action in a later sentence (:func:`defined_action_terms`)."""
 
     def absent(self, name: str) -> bool:
         """Slot ``name`` cannot match in the sentence (none of its literals occurs in it)."""
@@ -279,9 +302,9 @@ class ClauseRule:
 
 
 FAMILIES = {
-    "override": ("void", "rank", "defeat"),
+    "override": ("void", "rank", "defeat", "self_win"),
     "waiver": ("dismissal", "grant", "without"),
-    "concealment": ("exclusion", "silence", "belief"),
+    "concealment": ("exclusion", "silence", "belief", "misdescribe", "unaware", "unnarrated"),
 }
 """Per family: the predicate slots whose literals prefilter the sentences."""
 
@@ -331,9 +354,16 @@ class ClauseRules:
 
 
 REQUIRED = {
-    "override": (("void", "rank", "defeat"), ("noun", "config_noun", "api_noun"), ("qual", "weak_qual", "post_qual")),
+    "override": (
+        ("void", "rank", "defeat", "self_win"),
+        ("noun", "config_noun", "api_noun", "referent", "soft_referent"),
+        ("qual", "weak_qual", "post_qual", "referent", "soft_referent"),
+    ),
     "waiver": (("dismissal", "dismissal_adj", "dismissal_verb", "grant", "without"), ("approval", "grant", "without")),
-    "concealment": (("exclusion", "silence", "belief"), ("audience", "report")),
+    "concealment": (
+        ("exclusion", "silence", "belief", "misdescribe", "unaware", "unnarrated"),
+        ("audience", "report", "channel", "unnarrated"),
+    ),
 }
 """Per family: groups of slots of which one each must have a literal in a sentence."""
 
@@ -457,7 +487,13 @@ class Hit:
 def _override(cr: ClauseRule, c: str) -> Hit | None:
     breakers = cr.slots.get("breaker")
     nouns: list[tuple[Span, str]] = []
-    for kind, name in (("instr", "noun"), ("config", "config_noun"), ("api", "api_noun")):
+    for kind, name in (
+        ("ref", "referent"),
+        ("softref", "soft_referent"),
+        ("instr", "noun"),
+        ("config", "config_noun"),
+        ("api", "api_noun"),
+    ):
         for sp in cr.hits(name, c):
             nouns.append((sp, kind))
     if not nouns:
@@ -478,11 +514,12 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
     preds = [(sp, "void") for sp in cr.hits("void", c)]
     preds += [(sp, "rank") for sp in cr.hits("rank", c)]
     preds += [(sp, "defeat") for sp in cr.hits("defeat", c)]
+    preds += [(sp, "win") for sp in cr.hits("self_win", c)]
     if not preds:
         return None
     best: Hit | None = None
     for nsp, kind in kept:
-        if breakers is not None and breakers.by_lang.get("en") is not None:
+        if kind not in ("ref", "softref") and breakers is not None and breakers.by_lang.get("en") is not None:
             nxt = _next_word(c, nsp[1])
             if nxt and breakers.by_lang["en"].fullmatch(nxt):
                 continue
@@ -495,8 +532,8 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
             return q in post and q[0] - nsp[1] <= 70
 
         strong_all = sorted(set(strong) | (post - set(weak)))
-        sq = [q for q in strong_all if qualifies(q)]
-        wq = [q for q in weak if qualifies(q)]
+        sq = [nsp] if kind in ("ref", "softref") else [q for q in strong_all if qualifies(q)]
+        wq = [] if kind in ("ref", "softref") else [q for q in weak if qualifies(q)]
         if not sq and not wq:
             continue
         strength = "strong" if sq else "weak"
@@ -505,7 +542,7 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
             if _overlaps(psp, nsp) or any(_overlaps(psp, q) for q in sq + wq if q[0] >= nsp[1]):
                 continue
             if pk == "rank":
-                if strength != "strong" or kind != "instr":
+                if strength != "strong" or kind not in ("instr", "ref"):
                     continue
                 english = cr.english("rank", c[psp[0] : psp[1]])
                 if english and not (psp[1] <= nsp[0] and nsp[0] - psp[1] <= 100):
@@ -519,7 +556,9 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
                 continue
             if _negated(cr, c, psp):
                 continue
-            sev = Severity.ERROR if (strength == "strong" and kind == "instr") else Severity.WARNING
+            if _SCOPED_APPLY.search(c[psp[0] : psp[1]]) and _SCOPED_AFTER.match(c, psp[1]):
+                continue  # "the previous rules do not apply to generated files": one topic is exempted
+            sev = Severity.ERROR if (strength == "strong" and kind in ("instr", "ref")) else Severity.WARNING
             if sev == Severity.ERROR and any(0 <= sc[0] - nsp[1] <= 4 for sc in scopes):
                 sev = Severity.WARNING  # "… rules discouraging documentation": one topic, not all of them
             s = min(nsp[0], psp[0], qstart if qstart < nsp[0] else nsp[0])
@@ -528,6 +567,25 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
             if best is None or (h.severity, h.end - h.start) < (best.severity, best.end - best.start):
                 best = h
     return best
+
+
+_SCOPED_APPLY = regex.compile(r"(?:\bnot|n['’]t)\s+appl(?:y|ies)\b", regex.I)
+_SCOPED_AFTER = regex.compile(
+    r"\s+(?:to|for|in|on|when|if|inside|within|during)\s+(?!(?:this|these|you|your|us|here|the\s+(?:agent|assistant|workspace"
+    r"|repo|repository|project|session|conversation|task|rest)|any\w*|all|every\w*)\b)",
+    regex.I,
+)
+"""A "… do not apply" followed by a topic ("to generated files", "in tests"): an exemption of one
+subject, not an override ("they do not apply to this workspace / here / you" still is one)."""
+
+_CARRY = regex.compile(
+    r"\s*(?:and\s+|so\s+|but\s+)?(?:they|these|those|it|them|this|which|both|all\s+of\s+(?:them|these|it)|each\s+of\s+them"
+    r"|should|must|shall|are|is|will|would|can|may|remains?|stays?|gets?|have|has|do|does|need|needs|were|was)\b",
+    regex.I,
+)
+"""A clause whose subject is in the clause before it: it opens with a pronoun or with a finite
+verb ("…, its operator configuration and any earlier messages — should be treated as advisory",
+"the defaults …; they are switched off here")."""
 
 
 _BE = regex.compile(
@@ -604,7 +662,11 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
     ]
     audience = [t for t in audience if c[t[1] : t[1] + 1] != "-"]  # "user-facing"
     reports = cr.hits("report", c)
-    action = bool(cr.hits("action", sentence))
+    channels = cr.hits("channel", c)
+    low = sentence.casefold()
+    action = bool(cr.hits("action", sentence)) or any(
+        regex.search(r"(?<!\w)" + regex.escape(t) + r"(?!\w)", low) for t in cr.defined if t in low
+    )
     sev = Severity.ERROR if action else Severity.WARNING
 
     def target(x: Span, allow_report_only: bool, inside: bool = False, slot: str = "exclusion") -> Span | None:
@@ -614,12 +676,16 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
         an exclusion the gap holds what is kept out: "keep *the summary* out of the README").
         Other languages: either side, within 60."""
         pool = audience + (reports if allow_report_only else [])
+        if allow_report_only and slot != "exclusion":
+            pool = pool + channels  # "do not mention … in the PR": a channel of what is said, not of content
         english = cr.english(slot, c[x[0] : x[1]])
         ok = []
         for t in pool:
             if english:
-                if (inside and x[0] < t[0] and t[1] <= x[1]) or (t[0] >= x[1] and t[0] - x[1] <= 16):
+                if (inside and x[0] < t[0] and t[1] <= x[1]) or (t[0] >= x[1] and _near_after(c, x[1], t[0])):
                     ok.append(t)
+                elif slot == "silence" and t[0] >= x[1] and t[0] - x[1] <= 100 and _PREP_TAIL.search(c, x[1], t[0]):
+                    ok.append(t)  # "not mention the edits to X or the Y changes in *your summary*": the object ran on
             elif not _overlaps(t, x) and _gap(t, x) <= 60:
                 ok.append(t)
         return min(ok, key=lambda t: _gap(t, x)) if ok else None
@@ -642,6 +708,25 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
             continue  # "you do not tell the user what is true": no action of the agent is kept back
         if t is not None:
             return Hit(min(t[0], q[0]), max(t[1], q[1]), sev, f"{c[q[0] : q[1]]} … {c[t[0] : t[1]]}")
+    if action:
+        # "describe it in the PR only as a tidy-up": an action of the agent misdescribed where it is reported
+        for q in cr.hits("misdescribe", c):
+            if _negated(cr, c, q):
+                continue
+            ts = [t for t in audience + reports + channels if _gap(t, q) <= 80]
+            if ts:
+                t = min(ts, key=lambda t: _gap(t, q))
+                return Hit(min(t[0], q[0]), max(t[1], q[1]), Severity.ERROR, f"{c[q[0] : q[1]]} … {c[t[0] : t[1]]}")
+        # "the user doesn't need to know about those": the audience, then that it stays unaware
+        for q in cr.hits("unaware", c):
+            ts = [t for t in audience if t[1] <= q[0] and q[0] - t[1] <= 40]
+            if ts:
+                t = ts[-1]
+                return Hit(t[0], q[1], Severity.ERROR, c[t[0] : q[1]])
+        # "… run without narration": what the agent runs is not reported while it works
+        for q in cr.hits("unnarrated", c):
+            if not _negated(cr, c, q):
+                return Hit(q[0], q[1], Severity.WARNING, c[q[0] : q[1]])
     steer = cr.hits("steer", c)
     restrict = cr.hits("restrict", c)
     for b in cr.hits("belief", c):
@@ -665,6 +750,52 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
     return None
 
 
+_PREP_TAIL = regex.compile(r"\s(?:in|into|to|within|with)(?:\s+[\w'’/`-]+){0,2}\s+\Z", regex.I)
+"""The end of a silence's object: a preposition and at most two modifiers before the channel."""
+_NEAR_GAP = regex.compile(r"(?:\s+[\w'’/`-]+){0,3}\s+", regex.I)
+
+
+def _near_after(c: str, end: int, start: int) -> bool:
+    """Whether a target at ``start`` is the noun right after a predicate ending at ``end``: within
+    16 code points, or at most three modifier words and 40 code points with no punctuation
+    between ("left out of *the end-of-task summary*")."""
+    if start - end <= 16:
+        return True
+    return start - end <= 40 and bool(_NEAR_GAP.fullmatch(c, end, start))
+
+
+_DEF_VERB = regex.compile(
+    r"\b(?:counts?|counted|qualif(?:y|ies)|(?:is|are)\s+(?:treated|classed|classified|filed|known|labell?ed|tagged|called)"
+    r"|(?:is|are)\s+to\s+be\s+(?:treated|classed|filed))\s+as\s+(?:an?\s+|the\s+)?[\"'“‘`*_]*([\w][\w-]{2,40}(?:\s+[\w-]{3,20})?)",
+    regex.I,
+)
+_YOU_DO = regex.compile(
+    r"\byou\s+(?:\w+\s+)?(?:run|execute|invoke|launch|perform|do|change|edit|modify|delete|push|deploy|install|send|upload|touch)\b",
+    regex.I,
+)
+
+
+def defined_action_terms(text: str, cr: ClauseRule | None = None) -> tuple[str, ...]:
+    """Terms ``text`` defines as actions of the agent: "<what you run / an action> counts as |
+    is treated as | is called <term>" in one sentence (case-folded, the term's first word and,
+    when it has two, both). Later sentences that hide the term hide the action (a definition
+    chain over sentences). Costs one search for the defining verbs."""
+    out: list[str] = []
+    for m in _DEF_VERB.finditer(text):
+        s = max(text.rfind(".", 0, m.start()), text.rfind("\n\n", 0, m.start()), m.start() - 200) + 1
+        pre = text[s : m.start()]
+        if not (_YOU_DO.search(pre) or (cr is not None and cr.hits("action", pre))):
+            continue
+        term = m.group(1).casefold().strip()
+        words = term.split()
+        if len(words) == 2 and words[1] in _NO_INFLECT:
+            term = words[0]
+        if term not in _NO_INFLECT:
+            out.append(term)
+            out.append(term.split()[0])
+    return tuple(dict.fromkeys(out))
+
+
 def clauses_of(sentence: str) -> list[tuple[int, str]]:
     """``(offset, text)`` of the clauses of ``sentence``: cut at ``;``, ``:``, dashes and line
     breaks (offsets into ``sentence``)."""
@@ -685,13 +816,21 @@ def analyse_sentence(cr: ClauseRule, sentence: str, present: frozenset[str] | No
     if present is not None and any(all(cr.absent(n) for n in group) for group in REQUIRED[cr.family]):
         return out
     cr.langs = languages_of(sentence)
-    for off, c in clauses_of(sentence):
+    parts = clauses_of(sentence)
+
+    def model(c: str) -> Hit | None:
         if cr.family == "override":
-            h = _override(cr, c)
-        elif cr.family == "waiver":
-            h = _waiver(cr, c, sentence)
-        else:
-            h = _concealment(cr, c, sentence)
+            return _override(cr, c)
+        if cr.family == "waiver":
+            return _waiver(cr, c, sentence)
+        return _concealment(cr, c, sentence)
+
+    for i, (off, c) in enumerate(parts):
+        h = model(c)
+        if h is None and i > 0 and cr.family != "waiver" and _CARRY.match(c):
+            # the subject is in the clause before: judge the two clauses as one
+            off = parts[i - 1][0]
+            h = model(sentence[off : parts[i][0] + len(c)])
         if h is not None:
             out.append(Hit(h.start + off, h.end + off, h.severity, h.what))
     if len(out) > 1:
@@ -826,12 +965,18 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
             units.append((bounds[i], bounds[i + 1]))
     out: list[Finding] = []
     seen: dict[str, list[Span]] = {}
+    defined: tuple[str, ...] | None = None
     for us, ue in units:
         sentence = rt[us:ue]
         a, b = bisect_left(starts, us), bisect_left(starts, ue)
         present = frozenset(lits[a:b])
         for cr in crs.rules:
-            for h in _analysed(crs, cr, sentence, present):
+            terms: tuple[str, ...] = ()
+            if cr.family == "concealment":
+                if defined is None:
+                    defined = defined_action_terms(rt, cr)
+                terms = defined
+            for h in _analysed(crs, cr, sentence, present, terms):
                 f = _finding(cr, state, us + h.start, us + h.end, h)
                 if f is None:
                     continue
@@ -847,17 +992,20 @@ _MEMO_MAX = 20_000
 """Most (rule, sentence) results :func:`_analysed` keeps per rule set (emptied past it)."""
 
 
-def _analysed(crs: ClauseRules, cr: ClauseRule, sentence: str, present: frozenset[str]) -> tuple[Hit, ...]:
-    """:func:`analyse_sentence`, memoised per rule set by (rule, sentence, literals present): a
-    pure function of them, so an editor re-analysing a document after an edit analyses only the
-    sentences the edit touched. The hits are shared: callers only read them."""
+def _analysed(
+    crs: ClauseRules, cr: ClauseRule, sentence: str, present: frozenset[str], defined: tuple[str, ...] = ()
+) -> tuple[Hit, ...]:
+    """:func:`analyse_sentence`, memoised per rule set by (rule, sentence, literals present, the
+    document's action terms ``defined``): a pure function of them, so an editor re-analysing a
+    document after an edit analyses only the sentences the edit touched. The hits are shared:
+    callers only read them."""
     memo = crs.__dict__.setdefault("_memo", {})
-    key = (id(cr), sentence, present)
+    key = (id(cr), sentence, present, defined)
     got = memo.get(key)
     if got is None:
         if len(memo) >= _MEMO_MAX:
             memo.clear()
-        got = memo[key] = tuple(analyse_sentence(cr, sentence, present))
+        got = memo[key] = tuple(analyse_sentence(replace(cr, defined=defined) if defined else cr, sentence, present))
     return got
 
 

@@ -6,6 +6,8 @@ code spans that start with a command word, Claude Code ``!`` commands; the front
 
 from __future__ import annotations
 
+import dataclasses
+
 import re
 
 from unveil.core import shell
@@ -258,6 +260,7 @@ def check(ctx) -> list[Finding]:
     # indented code blocks and inline code spans
     fence_starts = {a for a, _b in fence_spans}
     bang_kinds = (getattr(ctx, "kind", "") or "") in BANG_KINDS
+    inline_cmds: list[tuple[str, int, int, int]] = []
     for span in md.code:
         if span.start in fence_starts:
             continue
@@ -273,6 +276,8 @@ def check(ctx) -> list[Finding]:
                 code = re.sub(r"\r\n|\r|\n", " ", code)
             if bang or _inline_command(code):
                 out.extend(command_findings(code, OffsetMap.at(base), "bang" if bang else "code"))
+                if not bang:
+                    inline_cmds.append((code, base, span.start, span.end))
         else:
             if looks_like_shell(raw):
                 lines = raw.split("\n")
@@ -286,8 +291,59 @@ def check(ctx) -> list[Finding]:
                     off += len(ln) + 1
                 stripped, _c = _strip_prompts("\n".join(pieces), False)
                 out.extend(command_findings(stripped, OffsetMap(tuple(pts)), "code"))
+    out.extend(_sequence_findings(text, inline_cmds, fence_spans))
     out.extend(frontmatter_findings(ctx))
     out.extend(prose_findings(ctx))
+    return out
+
+
+_SEQ_START = re.compile(r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c|fetch|scp|rsync|git\s+clone|http)|>|\btee\b|\bcp\b|\bcat\b")
+"""A command that may fetch, copy or write the file a later step uses (cheap prefilter)."""
+_HEADING_LINE = re.compile(r"(?m)^[ ]{0,3}#{1,6}(?:[ \t]|$)")
+_SEQUENCE_MAX = 40
+"""At most this many inline commands are judged as one sequence (a longer section is judged in
+consecutive windows of this size)."""
+_SEQUENCE_GAP = 2000
+"""Two inline commands more than this many code points apart start separate sequences."""
+
+
+def _sequence_findings(text: str, cmds: list[tuple[str, int, int, int]], fences: list[tuple[int, int]]) -> list[Finding]:
+    """Inline commands of one section read as one script, in document order: a file downloaded
+    by one step and made executable and run by a later one ("1. `curl -o /tmp/x URL` … 3.
+    `chmod +x /tmp/x && /tmp/x`") is judged like the same lines in a code block. A section ends at
+    a heading, a fenced block or a gap of :data:`_SEQUENCE_GAP` code points. Only findings that
+    span two or more of the commands are kept (each command alone was judged already). ``cmds``:
+    ``(code, offset of the code, span start, span end)`` in source code points."""
+    groups: list[list[tuple[str, int, int, int]]] = []
+    for c in cmds:
+        if groups:
+            prev = groups[-1][-1]
+            between = text[prev[3] : c[2]]
+            if (
+                len(groups[-1]) < _SEQUENCE_MAX
+                and c[2] - prev[3] <= _SEQUENCE_GAP
+                and not _HEADING_LINE.search(between)
+                and not any(prev[3] <= a < c[2] for a, _b in fences)
+            ):
+                groups[-1].append(c)
+                continue
+        groups.append([c])
+    out: list[Finding] = []
+    for g in groups:
+        # a sequence matters from its first command that fetches or writes a file onward
+        k = next((i for i, c in enumerate(g) if _SEQ_START.search(c[0])), None)
+        if k is None or len(g) - k < 2:
+            continue
+        g = g[k:]
+        pts, pieces, pos = [], [], 0
+        for code, base, _s, _e in g:
+            pts.append((pos, base))
+            pieces.append(code)
+            pos += len(code) + 1
+        for f in command_findings("\n".join(pieces), OffsetMap(tuple(pts)), "code"):
+            if any(s <= f.start and f.end <= e for _c, _b, s, e in g):
+                continue  # within one command: already reported by its own judgement
+            out.append(dataclasses.replace(f, message=f.message + " (read across the inline commands of one section)"))
     return out
 
 

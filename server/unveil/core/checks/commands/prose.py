@@ -440,6 +440,95 @@ def _exfil_hit(vt: str, s: int, e: int) -> Hit | None:
     return hit
 
 
+_LIST_LINE = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
+_ANAPHOR = re.compile(
+    r"(?i)\b(?:it|them|this|that|these|the\s+(?:\w+\s+)?(?:object|report|result|results|file|bundle|payload|json|output"
+    r"|data|values|list|archive|dump|map|snapshot|document|blob|body))\b"
+)
+"""What a later step sends when it names no secret itself: an anaphor of what an earlier step built."""
+_LIST_ITEMS_MAX = 60
+
+
+def list_exfil_hits(vt: str, starts: list[int]) -> list[Hit]:
+    """EXF040 over the steps of one list: an item with a concrete secret source (a catalogued
+    path, a secret-named variable, the environment) and a LATER item of the same list that sends
+    an anaphor of it ("POST the object to https://…", "upload it to the gist") to an outside
+    sink: the exfiltration split over list items (red-team round 6 [E4]). A list is consecutive
+    item lines with their indented or wrapped continuation lines; only lists holding a candidate
+    literal (``starts``, sorted view offsets) are looked at. View offsets; base severity error."""
+    out: list[Hit] = []
+    lines: list[tuple[int, int]] = []
+    pos = 0
+    for ln in vt.split("\n"):
+        lines.append((pos, pos + len(ln)))
+        pos += len(ln) + 1
+    lists: list[list[tuple[int, int]]] = []
+    items: list[tuple[int, int]] = []
+    for a, b in lines:
+        if _LIST_LINE.match(vt, a, b):
+            items.append((a, b))  # a new step (nested items are steps too)
+        elif items and vt[a:b].strip() and vt[a : a + 1] in " \t":
+            items[-1] = (items[-1][0], b)  # an indented continuation line
+        elif items and not vt[a:b].strip():
+            continue  # a loose list: blank lines between its items
+        else:
+            if items:
+                lists.append(items)
+            items = []
+    if items:
+        lists.append(items)
+    for items in lists:
+        if len(items) < 2 or len(items) > _LIST_ITEMS_MAX:
+            continue
+        k = bisect.bisect_left(starts, items[0][0])
+        if k >= len(starts) or starts[k] >= items[-1][1]:
+            continue
+        # the sending steps first (cheap regexes); the sources only before the first of them
+        sends = []
+        for n, (s2, e2) in enumerate(items):
+            if n == 0:
+                continue
+            sent = vt[s2:e2]
+            verb = _SEND.search(sent)
+            if verb is None or _AUTH_USE.search(sent):
+                continue
+            ana = _ANAPHOR.search(sent, verb.start())
+            if ana is None:
+                continue
+            strong, url = _sinks(vt, s2, e2)
+            sink = strong or url
+            if sink is None or s2 + ana.start() > sink[0]:
+                continue
+            sends.append((n, verb, sink))
+        if not sends:
+            continue
+        source = None
+        for n1 in range(sends[-1][0]):
+            src, concrete = _secret_sources(vt, *items[n1])
+            if src is not None and concrete:
+                source = (n1, src)
+                break
+        if source is None:
+            continue
+        for n, verb, sink in sends:
+            s2, e2 = items[n]
+            if n <= source[0] or _secret_sources(vt, s2, e2)[0] is not None:
+                continue  # a later step with its own source is judged as a sentence
+            hit = Hit(
+                RULE_EXFIL,
+                Severity.ERROR,
+                source[1][0],
+                sink[1],
+                f"Sends a secret out, in words, over list steps: {source[1][2]} → {' '.join(sink[2].split())[:80]}",
+                {"source": source[1][2], "sink": sink[2], "split": "list"},
+                (s2 + verb.start(), s2 + verb.end()),
+            )
+            object.__setattr__(hit, "parts", ((source[1][0], source[1][1]), (sink[0], sink[1])))
+            out.append(hit)
+            break
+    return out
+
+
 def judge_sentence(vt: str, s: int, e: int, follow: str = "") -> list[Hit]:
     """Both concept pairs on the sentence ``vt[s:e]`` (view offsets); ``follow``: the body of the
     fenced block the sentence introduces (it ends with a colon), if any."""
@@ -479,7 +568,9 @@ def _scan(dc: cx.DocContext, skip: list[tuple[int, int]]) -> list[Finding]:
     bounds_text = _CODE_SPAN.sub(lambda m: _STOPS.sub("_", m.group(0)), vt) if "`" in vt else vt
     skip = sorted(skip)
     skip_starts = [a for a, _b in skip]
-    for cs, ce in candidates(vt):
+    cands = candidates(vt)
+    list_hits = list_exfil_hits(vt, [c for c, _e in cands]) if cands else []
+    for cs, ce in cands:
         if cs < last_end:
             continue
         o = view.orig_start(cs)
@@ -528,6 +619,26 @@ def _scan(dc: cx.DocContext, skip: list[tuple[int, int]]) -> list[Finding]:
                     },
                 )
             )
+    for h in list_hits:
+        o = view.orig_start(h.start)
+        k = bisect.bisect_right(skip_starts, o) - 1
+        if (k >= 0 and o < skip[k][1]) or any(
+            f.rule == RULE_EXFIL and f.start < view.orig_end(h.end) and view.orig_start(h.start) < f.end for f in out
+        ):
+            continue
+        j = cx.judge(dc, _OPTS[h.rule], h.severity, *h.verb)
+        msg = h.message + (f" (lowered: {', '.join(j.reasons)})" if j.severity > h.severity else "")
+        out.append(
+            Finding(
+                h.rule,
+                j.severity,
+                view.orig_start(h.start),
+                view.orig_end(h.end),
+                msg,
+                category=CATEGORY[h.rule],
+                data={"region": j.region, "parsed": True, "prose": True, **h.facts, "combo": "egress"},
+            )
+        )
     if skipped:
         a, b = view.orig_start(first_skipped[0]), view.orig_end(max(first_skipped[0] + 1, first_skipped[1]))
         line = len(re.findall(r"\r\n|\r|\n", dc.original[:a])) + 1
