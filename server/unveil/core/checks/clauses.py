@@ -899,7 +899,18 @@ def _occurrences(folded: str, crs: ClauseRules) -> tuple[list[int], list[str]]:
 
 
 def _may_hold(crs: ClauseRules, present: frozenset[str]) -> bool:
-    """Whether some rule has a literal of each of its :data:`REQUIRED` slot groups in ``present``."""
+    """Whether some rule has a literal of each of its :data:`REQUIRED` slot groups in ``present``
+    (memoised per rule set by ``present``: lines of a document share few distinct sets)."""
+    memo = crs.__dict__.setdefault("_hold_memo", {})
+    got = memo.get(present)
+    if got is None:
+        if len(memo) >= _MEMO_MAX:
+            memo.clear()
+        got = memo[present] = _may_hold_now(crs, present)
+    return got
+
+
+def _may_hold_now(crs: ClauseRules, present: frozenset[str]) -> bool:
     for cr in crs.rules:
         ok = True
         for group in REQUIRED[cr.family]:

@@ -7,7 +7,6 @@ code spans that start with a command word, Claude Code ``!`` commands; the front
 from __future__ import annotations
 
 import dataclasses
-
 import re
 
 from unveil.core import shell
