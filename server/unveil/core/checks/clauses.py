@@ -319,6 +319,7 @@ def compile_clause_rule(rule: Rule, irregular: dict) -> ClauseRule:
     if not isinstance(table, dict):
         raise ValueError(f"rule {rule.id}: [rule.slots] missing")
     slots: dict[str, Slot] = {}
+    anywhere: set[str] = set()
     for name, langs in table.items():
         if not isinstance(langs, dict):
             raise ValueError(f"rule {rule.id}: slot {name} must be a table of languages")
@@ -336,12 +337,36 @@ def compile_clause_rule(rule: Rule, irregular: dict) -> ClauseRule:
                     got = _literals(e, lang, irregular)
                     filterable = filterable and bool(got)
                     lits |= got
+                    anywhere |= _mid_word_literals(e, lang, irregular)
         slots[name] = Slot(name, None, by_lang, lits, filterable)
     triggers: set[str] = set()
     for name in FAMILIES[family]:
         if name in slots:
             triggers |= slots[name].literals
-    return ClauseRule(rule, family, slots, triggers)
+    cr = ClauseRule(rule, family, slots, triggers)
+    cr.__dict__["mid_word"] = frozenset(anywhere)
+    return cr
+
+
+def _mid_word_literals(entry: str, lang: str, irregular: dict | None = None) -> set[str]:
+    r"""Literals of ``entry`` that may occur inside a match other than at a word start: every
+    literal of a CJK entry, of a token that opens with ``*`` (a word ending: ``*turn``), and of
+    a first token compiled without a word-start guard (it opens with punctuation or "n't").
+    Every other token of an entry is matched after white space or after the ``(?<!\w)`` guard of
+    :func:`compile_entry`, and its literals (:func:`_token_literals`) are prefixes of it."""
+    toks = [t[1:] if t.startswith("^") and len(t) > 1 else t for t in entry.split()]
+    if lang in CJK:
+        return {t.casefold() for t in toks} | _literals(entry, lang, irregular)
+    out: set[str] = set()
+    for i, tok in enumerate(toks):
+        inner = tok[1:] if tok.startswith("(") else tok
+        risky = any(a.lstrip("=").startswith("*") for a in inner.split("|"))
+        if i == 0:
+            first = tok[:1]
+            risky = risky or not (first.isalnum() or first in "(*=") or bool(_CONTRACTION.match(tok))
+        if risky:
+            out |= _token_literals(tok, lang, irregular) or set()
+    return out
 
 
 @dataclass
@@ -351,6 +376,9 @@ class ClauseRules:
     index: Any  # LiteralIndex over every slot literal of AC_MIN_LEN or more code points
     short: list[str]  # slot literals below that length (found with str.find)
     triggers: frozenset[str]  # the predicate slots' literals: where a sentence is looked at
+    word_start: frozenset[str] = frozenset()
+    """Triggers whose every occurrence inside a match starts a word (:func:`_word_start_literals`):
+    an occurrence right after an ASCII letter, digit or ``_`` ("turn" in "returns") opens no sentence."""
 
 
 REQUIRED = {
@@ -397,6 +425,7 @@ def load_clause_rules() -> ClauseRules:
         index,
         sorted(t for t in lits if len(t) < AC_MIN_LEN),
         frozenset(t for cr in out for t in cr.triggers),
+        frozenset(t for cr in out for t in cr.triggers) - {t for cr in out for t in cr.__dict__.get("mid_word", ())},
     )
 
 
@@ -898,6 +927,9 @@ def _occurrences(folded: str, crs: ClauseRules) -> tuple[list[int], list[str]]:
     return [p[0] for p in pairs], [p[1] for p in pairs]
 
 
+_ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
 def _may_hold(crs: ClauseRules, present: frozenset[str]) -> bool:
     """Whether some rule has a literal of each of its :data:`REQUIRED` slot groups in ``present``
     (memoised per rule set by ``present``: lines of a document share few distinct sets)."""
@@ -952,9 +984,12 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     triggers = crs.triggers
     units: list[tuple[int, int]] = []
     line_units: dict[int, list[int]] = {}  # line start -> sentence starts in it (last: line end)
+    word_start = crs.word_start
     for o, lit in zip(starts, lits):
         if lit not in triggers or (units and units[-1][0] <= o < units[-1][1]):
             continue
+        if o and lit in word_start and folded[o - 1] in _ASCII_WORD:
+            continue  # inside a word ("turn" in "returns"): no entry's match starts there
         # a sentence lies within its line of the reading (soft wraps are joined): a line missing
         # a slot group of every rule cannot hold a hit, and costs no sentence split
         ls = rt.rfind("\n", 0, o) + 1
