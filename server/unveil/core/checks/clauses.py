@@ -226,7 +226,10 @@ class _Lazy:
 
     def _get(self):
         if self._p is None:
-            self._p = regex.compile(self.source, _FLAGS)
+            from unveil.core import rxcache
+
+            with rxcache.recording():  # bundled vocabularies: kept in the compiled-pattern cache
+                self._p = regex.compile(self.source, _FLAGS)
         return self._p
 
     def finditer(self, text: str):
