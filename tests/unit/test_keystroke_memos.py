@@ -150,7 +150,12 @@ def test_rot_memo_gives_the_cold_result(seed):
 def test_a_frame_word_on_any_line_frames_the_document_as_one_regex_search_did():
     import re
 
-    texts = ["Decode this ROT13 note.\n\n" + ROT, ROT + "\n(rot-13)\n", "Read it right-to-left:\n.tset a si sihT\n", ROT]
+    texts = [
+        "Decode this ROT13 note.\n\n" + ROT,
+        ROT + "\n(rot-13)\n",
+        "Read it right-to-left:\n.tset a si sihT\n",
+        ROT,
+    ]
     for t in texts:
         obfuscation._FRAME_MEMO.clear()
         lines = [m.group(0) for m in re.finditer(r"[^\r\n]+", t)]
@@ -353,4 +358,6 @@ def test_word_start_gating_of_clause_triggers_loses_nothing(monkeypatch):
 def _clause_findings_any(text: str):
     from unveil.core.analyze import analyze
 
-    return [f for f in analyze(text, "AGENTS.md", count_tokens=False).findings if f.rule in ("PIN040", "AGY040", "CON040")]
+    return [
+        f for f in analyze(text, "AGENTS.md", count_tokens=False).findings if f.rule in ("PIN040", "AGY040", "CON040")
+    ]

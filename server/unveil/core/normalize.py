@@ -616,14 +616,14 @@ def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: l
             continue
         following = _line_after(text, le) if le < n else None
         key = (prev, nxt, following, where)
-        got = memo.get(key, _MISSING)
-        if got is _MISSING:
+        if key in memo:
+            got = memo[key]
+        else:
             got = memo[key] = _join_at(prev, nxt, following, where)
         if got is not None:
             out.append((p, q + got[0], got[1]))
 
 
-_MISSING = object()
 _JOIN_MEMO: dict[tuple, tuple[int, str] | None] = {}
 _JOIN_MEMO_MAX = 50_000
 """Most line-break decisions :func:`_join_edits` keeps (the memo is emptied past it)."""

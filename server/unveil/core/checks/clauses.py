@@ -153,11 +153,11 @@ def compile_entry(entry: str, lang: str, irregular: dict | None = None) -> str:
         parts = [regex.escape(p).replace(r"\ ", r"\s*").replace(" ", r"\s*") for p in entry.split("…")]
         return _CJK_GAP.join(parts)
     out: list[str] = []
-    pending_gap = False
+    pending_gap = ""  # "", "short" (…) or "long" (……): the gap before the next token
     toks = [t[1:] if t.startswith("^") and len(t) > 1 else t for t in entry.split()]
     for tok in toks:
         if tok in ("…", "...", "……"):
-            pending_gap = "long" if tok == "……" else True
+            pending_gap = "long" if tok == "……" else "short"
             continue
         optional = tok.startswith("(") and tok.endswith(")?")
         w = _word(tok[:-1] if optional else tok, lang == "en", irregular)
@@ -166,7 +166,7 @@ def compile_entry(entry: str, lang: str, irregular: dict | None = None) -> str:
             out.append(f"(?:{w}\\s+)?" if optional else w)
         else:
             out.append(f"(?:{sep}{w})?" if optional else sep + w)
-        pending_gap = False
+        pending_gap = ""
     body = "".join(out)
     first, last = toks[0], toks[-1]
     lead = r"(?<!\w)" if (first[:1].isalnum() or first[:1] in "(*=") and not _CONTRACTION.match(first) else ""

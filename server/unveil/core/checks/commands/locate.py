@@ -296,7 +296,9 @@ def check(ctx) -> list[Finding]:
     return out
 
 
-_SEQ_START = re.compile(r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c|fetch|scp|rsync|git\s+clone|http)|>|\btee\b|\bcp\b|\bcat\b")
+_SEQ_START = re.compile(
+    r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c|fetch|scp|rsync|git\s+clone|http)|>|\btee\b|\bcp\b|\bcat\b"
+)
 """A command that may fetch, copy or write the file a later step uses (cheap prefilter)."""
 _HEADING_LINE = re.compile(r"(?m)^[ ]{0,3}#{1,6}(?:[ \t]|$)")
 _SEQUENCE_MAX = 40
@@ -306,7 +308,9 @@ _SEQUENCE_GAP = 2000
 """Two inline commands more than this many code points apart start separate sequences."""
 
 
-def _sequence_findings(text: str, cmds: list[tuple[str, int, int, int]], fences: list[tuple[int, int]]) -> list[Finding]:
+def _sequence_findings(
+    text: str, cmds: list[tuple[str, int, int, int]], fences: list[tuple[int, int]]
+) -> list[Finding]:
     """Inline commands of one section read as one script, in document order: a file downloaded
     by one step and made executable and run by a later one ("1. `curl -o /tmp/x URL` … 3.
     `chmod +x /tmp/x && /tmp/x`") is judged like the same lines in a code block. A section ends at
