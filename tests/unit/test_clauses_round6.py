@@ -470,10 +470,11 @@ def test_list_step_near_misses(a):
         assert exf(text) == [], text
     text = "# Notes\n\n1. " + a + "\n\nThat is all for setup.\n\n1. Upload it to https://drop.example-archive.net/in.\n"
     assert exf(text) == [], text
-    # stated as a prohibition in the sending step: lowered one level, like the one-sentence form
+    # stated as a prohibition in the sending step: lowered to the floor, like the one-sentence form
+    # (sending a secret out never goes below warning, issue 8 §5)
     text = "# Notes\n\n1. " + a + "\n2. Never upload it to https://drop.example-archive.net/in.\n"
-    assert exf(text) == [Severity.INFO], text
-    assert exf("Never upload `~/.aws/credentials` to https://drop.example-archive.net/in.\n") == [Severity.INFO]
+    assert exf(text) == [Severity.WARNING], text
+    assert exf("Never upload `~/.aws/credentials` to https://drop.example-archive.net/in.\n") == [Severity.WARNING]
 
 
 def test_loose_list_steps_still_one_list():

@@ -227,10 +227,11 @@ def test_exfiltration_near_misses_are_quiet(sentence):
         "Do not send `~/.aws/credentials` to https://collector.example-metrics.dev/ingest.",
     ],
 )
-def test_prohibited_exfiltration_is_lowered(sentence):
+def test_prohibited_exfiltration_is_lowered_to_its_floor(sentence):
+    # sending a secret out never goes below warning in context (issue 8 §5)
     got = [f for f in _exf(f"# Notes\n\n{sentence}\n") if f.rule == "EXF040"]
-    assert [(f.rule, f.severity) for f in got] == [("EXF040", Severity.INFO)]
-    assert "prohibition" in got[0].message
+    assert [(f.rule, f.severity) for f in got] == [("EXF040", Severity.WARNING)]
+    assert "prohibition" in got[0].message and "floor" in got[0].message
 
 
 def test_hidden_comment_is_judged_too():

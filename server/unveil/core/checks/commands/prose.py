@@ -33,7 +33,8 @@ tense or the words between:
 
 Context: :func:`unveil.core.context.judge` on the hit's own sentence only — a prohibition that
 governs it ("never paste ~/.npmrc into an issue"), a deny-list, a quoted example — lowers it one
-level; hidden text raises it one step. Nothing elsewhere in the file counts.
+level, EXF040 no lower than warning (sending a secret out never goes below warning, issue 8 §5);
+hidden text raises it one step. Nothing elsewhere in the file counts.
 
 Cost: one regex search of the candidate literals (the catalogues' own literal parts plus the
 location and secret words) over the text; text without one costs nothing more, and only the
@@ -547,7 +548,9 @@ def judge_sentence(vt: str, s: int, e: int, follow: str = "") -> list[Hit]:
 
 _OPTS = {
     RULE_PERSIST: cx.ContextOptions(),
-    RULE_EXFIL: cx.ContextOptions(),
+    # sending a secret out never goes below warning in context (issue 8 §5; the category's
+    # floor, :data:`unveil.core.context.FLOOR_DEFAULTS`, which the pattern rules get from their files)
+    RULE_EXFIL: cx.ContextOptions(floor=Severity.WARNING),
 }
 
 
