@@ -176,15 +176,35 @@ def test_rot_candidates_keep_document_offsets():
 # --------------------------------------------------------------------------- frontmatter compose
 
 
-def test_compose_shared_returns_one_tree_per_text_and_does_not_memoise_errors():
-    a = frontmatter.compose_shared("name: x\ntools: [Read]\n")
-    assert a is frontmatter.compose_shared("name: x\ntools: [Read]\n")
+def test_compose_shared_returns_one_tree_per_text_and_owner_and_does_not_memoise_errors():
+    a = frontmatter.compose_shared("name: x\ntools: [Read]\n", "t")
+    assert a is frontmatter.compose_shared("name: x\ntools: [Read]\n", "t")
+    assert a is not frontmatter.compose_shared("name: x\ntools: [Read]\n", "other")
     assert [k.value for k, _ in a.value] == ["name", "tools"]
     with pytest.raises(Exception) as first:
-        frontmatter.compose_shared("a: [unclosed\n")
-    assert "a: [unclosed\n" not in frontmatter._COMPOSED
+        frontmatter.compose_shared("a: [unclosed\n", "t")
+    assert ("t", "a: [unclosed\n") not in frontmatter._COMPOSED
     with pytest.raises(type(first.value)):
-        frontmatter.compose_shared("a: [unclosed\n")
+        frontmatter.compose_shared("a: [unclosed\n", "t")
+
+
+MERGE_KEYS = (
+    "---\nname: x\ndescription: y\nhooks:\n  base: &b\n    type: command\n    command: echo hi\n"
+    "  PreToolUse:\n    - <<: *b\n      matcher: Bash\n---\n# Body\n"
+)
+
+
+def test_reused_frontmatter_trees_give_the_fresh_findings_with_merge_keys():
+    from unveil.core.analyze import analyze
+
+    def run():
+        return [(f.rule, f.start, f.end, f.severity, f.message) for f in analyze(MERGE_KEYS, "SKILL.md").findings]
+
+    frontmatter._COMPOSED.clear()
+    fresh = run()
+    assert run() == fresh  # second run: both checks reuse their (now flattened) trees
+    frontmatter._COMPOSED.clear()
+    assert run() == fresh
 
 
 # --------------------------------------------------------------------------- longest runs

@@ -225,25 +225,28 @@ def _dedupe(node, top: bool, dups: list[str], seen_nodes: set[int] | None = None
             _dedupe(v, False, dups, seen_nodes)
 
 
-_COMPOSED: dict[str, object] = {}
+_COMPOSED: dict[tuple[str, str], object] = {}
 _COMPOSED_MAX = 8
 
 
-def compose_shared(yaml_text: str):
+def compose_shared(yaml_text: str, owner: str):
     """The ruamel.yaml node tree of ``yaml_text`` (safe, pure loader; ``None`` for an empty
-    document), memoised for the last :data:`_COMPOSED_MAX` texts: the frontmatter schema and the
-    hook-command checks both compose the frontmatter, and an editor re-analyses a document whose
-    frontmatter an edit of the body left unchanged. The tree is shared: callers only read it
-    (:func:`parse_yaml`, which edits its tree, composes its own). Raises what ``compose`` raises
-    (a ``MarkedYAMLError`` for invalid YAML); failures are not memoised."""
-    if yaml_text in _COMPOSED:
-        return _COMPOSED[yaml_text]
+    document), memoised per ``owner`` (the check that reads it) for the last :data:`_COMPOSED_MAX`
+    texts: an editor re-analyses a document whose frontmatter an edit of the body left unchanged.
+    Each owner gets its own tree, since constructing values flattens YAML merge keys (``<<``) in
+    place; a second construction on the flattened tree gives the same values, so an owner's
+    results do not depend on whether its tree was reused. (:func:`parse_yaml`, which edits its
+    tree, composes its own.) Raises what ``compose`` raises (a ``MarkedYAMLError`` for invalid
+    YAML); failures are not memoised."""
+    key = (owner, yaml_text)
+    if key in _COMPOSED:
+        return _COMPOSED[key]
     from ruamel.yaml import YAML
 
     node = YAML(typ="safe", pure=True).compose(yaml_text)
     if len(_COMPOSED) >= _COMPOSED_MAX:
         _COMPOSED.pop(next(iter(_COMPOSED)))
-    _COMPOSED[yaml_text] = node
+    _COMPOSED[key] = node
     return node
 
 

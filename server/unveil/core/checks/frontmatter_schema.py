@@ -288,7 +288,7 @@ def compose(text: str, span: fm_mod.FrontmatterSpan) -> Parsed:
     safe_text = yaml_text.translate({ord(k): v for k, v in _PLACEHOLDER.items()})
     first_line = span.yaml_line
     try:
-        node = fm_mod.compose_shared(safe_text)
+        node = fm_mod.compose_shared(safe_text, "schema")
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = first_line + (mark.line if mark is not None else 0) + 1

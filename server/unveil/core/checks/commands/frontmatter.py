@@ -64,7 +64,7 @@ def frontmatter_findings(ctx) -> list[Finding]:
 
         from unveil.core.frontmatter import compose_shared
 
-        node = compose_shared(fm_text)
+        node = compose_shared(fm_text, "commands")
     except Exception:  # noqa: BLE001 - invalid YAML: the loose lines are still searched below
         return _loose_frontmatter(fm_text, base)
     out: list[Finding] = []
