@@ -373,3 +373,29 @@ def test_bundled_rules_compile_and_cover_categories():
         "supply-chain",
     ):
         assert counts.get(cat, 0) >= 8, cat
+
+
+class _StallingPattern:
+    """A compiled pattern whose first ``stalls`` scans time out at once, using no CPU (what a
+    descheduled thread sees), and whose later scans run the real pattern."""
+
+    def __init__(self, real, stalls: int):
+        self.real, self.stalls, self.pattern = real, stalls, real.pattern
+
+    def finditer(self, text, *args, **kwargs):
+        if self.stalls:
+            self.stalls -= 1
+            raise TimeoutError("regex timed out")
+        return self.real.finditer(text, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+
+@pytest.mark.parametrize(("stalls", "rules"), [(0, ["TST001"]), (1, ["TST001"]), (2, ["UNV002"])])
+def test_a_time_out_while_the_thread_hardly_ran_is_retried_once(stalls, rules):
+    prules = dv.compile_rules([_rule(patterns=["\\bzebra\\b"])])
+    pr = prules.rules[0]
+    pr.patterns[0] = _StallingPattern(pr.patterns[0], stalls)
+    out = dv.run_rules(_ctx("# Notes\n\nA zebra crossing.\n"), prules, timeout=0.05)
+    assert [f.rule for f in out] == rules

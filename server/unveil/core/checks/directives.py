@@ -800,6 +800,32 @@ def _scan_pattern(
     if t.changed is not None and windows_spans is None:
         # the model view pass: only text around what the reading rewrote can match differently
         windows_spans = t.changed_spans()
+    for attempt in (0, 1):
+        cpu0 = time.thread_time()
+        got = _match_pattern(pr, pat, t, state, timeout, spans, out, windows, windows_spans)
+        if got is None:
+            return None
+        stalled = time.thread_time() - cpu0 < timeout / 2
+        if attempt or not stalled:
+            return got
+        # the time limit ran out while this thread hardly ran (a loaded machine, another thread
+        # holding the interpreter): not the pattern's cost. Once more with a longer limit; the
+        # findings of the first attempt are kept and not repeated (``spans``)
+        timeout *= STALL_RETRY
+    return None
+
+
+STALL_RETRY = 8
+"""A pattern that timed out while its thread used under half the limit in CPU time runs once
+more with this many times the limit; a second time-out is reported (UNV002)."""
+
+
+def _match_pattern(
+    pr, pat, t: _Target, state: DocState, timeout: float, spans: list, out: list, windows, windows_spans
+):
+    """The matching part of :func:`_scan_pattern`: ``None``, or on timeout the source offset
+    after the last match."""
+    vt = t.text
     last = 0
     try:
         if windows is not None:
