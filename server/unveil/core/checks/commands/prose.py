@@ -558,6 +558,18 @@ _CODE_SPAN = re.compile(r"`[^`\n]{1,400}`")
 _STOPS = re.compile(r"[.!?]")
 
 
+def _judged(dc: cx.DocContext, h: Hit, egress: bool) -> Finding:
+    """The finding of hit ``h`` (view offsets) after the context judgement of its own sentence,
+    in source offsets; ``egress``: it takes part in the combination pass as the sending role."""
+    view = dc.view
+    j = cx.judge(dc, _OPTS[h.rule], h.severity, *h.verb)
+    msg = h.message + (f" (lowered: {', '.join(j.reasons)})" if j.severity > h.severity else "")
+    data = {"region": j.region, "parsed": True, "prose": True, **h.facts, **({"combo": "egress"} if egress else {})}
+    return Finding(
+        h.rule, j.severity, view.orig_start(h.start), view.orig_end(h.end), msg, category=CATEGORY[h.rule], data=data
+    )
+
+
 def _scan(dc: cx.DocContext, skip: list[tuple[int, int]]) -> list[Finding]:
     fences = sorted(skip)
     view = dc.view
@@ -603,25 +615,7 @@ def _scan(dc: cx.DocContext, skip: list[tuple[int, int]]) -> list[Finding]:
         for h in judge_sentence(vt, s, e, follow):
             if _inside_one_command(dc, view, h):
                 continue  # source and sink in one inline command: the parser judges it (EXF011 …)
-            j = cx.judge(dc, _OPTS[h.rule], h.severity, *h.verb)
-            msg = h.message + (f" (lowered: {', '.join(j.reasons)})" if j.severity > h.severity else "")
-            out.append(
-                Finding(
-                    h.rule,
-                    j.severity,
-                    view.orig_start(h.start),
-                    view.orig_end(h.end),
-                    msg,
-                    category=CATEGORY[h.rule],
-                    data={
-                        "region": j.region,
-                        "parsed": True,
-                        "prose": True,
-                        **h.facts,
-                        **({"combo": "egress"} if h.rule == RULE_EXFIL else {}),
-                    },
-                )
-            )
+            out.append(_judged(dc, h, egress=h.rule == RULE_EXFIL))
     for h in list_hits:
         o = view.orig_start(h.start)
         k = bisect.bisect_right(skip_starts, o) - 1
@@ -629,19 +623,7 @@ def _scan(dc: cx.DocContext, skip: list[tuple[int, int]]) -> list[Finding]:
             f.rule == RULE_EXFIL and f.start < view.orig_end(h.end) and view.orig_start(h.start) < f.end for f in out
         ):
             continue
-        j = cx.judge(dc, _OPTS[h.rule], h.severity, *h.verb)
-        msg = h.message + (f" (lowered: {', '.join(j.reasons)})" if j.severity > h.severity else "")
-        out.append(
-            Finding(
-                h.rule,
-                j.severity,
-                view.orig_start(h.start),
-                view.orig_end(h.end),
-                msg,
-                category=CATEGORY[h.rule],
-                data={"region": j.region, "parsed": True, "prose": True, **h.facts, "combo": "egress"},
-            )
-        )
+        out.append(_judged(dc, h, egress=True))
     if skipped:
         a, b = view.orig_start(first_skipped[0]), view.orig_end(max(first_skipped[0] + 1, first_skipped[1]))
         line = len(re.findall(r"\r\n|\r|\n", dc.original[:a])) + 1
