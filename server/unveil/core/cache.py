@@ -31,12 +31,13 @@ import marshal
 import os
 import pickle
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
 ENV_DIR = "UNVEIL_CACHE_DIR"
 ENV_OFF = "UNVEIL_NO_CACHE"
-FORMAT = 2
+FORMAT = 3
 """Bumped when an entry's layout changes; part of every key."""
 _MAGIC = b"UNVC2"
 """Every entry is ``_MAGIC``, the SHA-256 of the payload (32 bytes), then the payload: a
@@ -56,15 +57,27 @@ def disable() -> None:
 def cache_dir() -> Path | None:
     """The cache directory (not created), or ``None`` when the cache is off or no directory
     can be determined."""
+    root = _cache_root()
+    return Path(root) if root is not None else None
+
+
+def _cache_root() -> str | None:
+    """:func:`cache_dir` as a string (read per entry: the environment may change between
+    calls, ``--no-cache`` sets it; the platform directory is looked up once)."""
     if not enabled():
         return None
     env = os.environ.get(ENV_DIR)
     if env:
-        return Path(env)
+        return env
+    return _platform_dir()
+
+
+@lru_cache(maxsize=1)
+def _platform_dir() -> str | None:
     try:
         import platformdirs
 
-        return Path(platformdirs.user_cache_dir("unveil", appauthor=False))
+        return str(platformdirs.user_cache_dir("unveil", appauthor=False))
     except Exception:  # noqa: BLE001 - no cache rather than no scan
         return None
 
@@ -78,12 +91,13 @@ def _path(namespace: str, key: str) -> Path | None:
 
 def _read(namespace: str, key: str) -> bytes | None:
     """The payload of an entry whose checksum holds, else ``None``."""
-    p = _path(namespace, key)
-    if p is None:
+    root = _cache_root()
+    if root is None:
         return None
     try:
-        data = p.read_bytes()
-    except OSError:
+        with open(os.path.join(root, namespace, key), "rb") as fh:  # str paths: a Path per hit costs more
+            data = fh.read()
+    except (OSError, ValueError):
         return None
     head = len(_MAGIC) + 32
     if len(data) < head or not data.startswith(_MAGIC):

@@ -249,9 +249,23 @@ class Filters:
         return self._repo[key]
 
     def _repo_root(self, folder: Path) -> Path | None:
-        if folder not in self._repo:
-            self._repo[folder] = git_root(folder)
-        return self._repo[folder]
+        """:func:`git_root` of ``folder``, remembered for it and every folder walked through on
+        the way up (a sibling folder stops at their common parent)."""
+        walked: list[Path] = []
+        found: Path | None = None
+        from unveil.core.project import ancestors
+
+        for f in ancestors(folder):
+            if f in self._repo:
+                found = self._repo[f]
+                break
+            walked.append(f)
+            if (f / ".git").exists():
+                found = f
+                break
+        for f in walked:
+            self._repo[f] = found
+        return found
 
     def git_ignored(self, path: Path, is_dir: bool) -> bool:
         """Whether git would ignore ``path`` (absolute): the ``.gitignore`` files from the
@@ -387,11 +401,24 @@ def collect(
     ``CLAUDE.md -> /proc/self/environ``; name the target itself to scan it)."""
     cwd = (cwd or Path.cwd()).resolve()
     out = Collected()
-    seen: set[Path] = set()
+    seen: set[str] = set()
+
+    real_dirs: dict[str, str] = {}
+
+    def real(p: str) -> str:
+        """``os.path.realpath(p)`` of a normalised absolute path: a path that is not a symlink
+        is its folder's real path (remembered per folder) joined with its name, so each folder
+        costs one ``lstat`` rather than one per component."""
+        folder, name = os.path.split(p)
+        if not name or os.path.islink(p):
+            return os.path.realpath(p)
+        if folder not in real_dirs:
+            real_dirs[folder] = real(folder)
+        return os.path.join(real_dirs[folder], name)
 
     def add(p: Path) -> None:
         p = p.absolute()
-        key = p.resolve()
+        key = real(os.path.normpath(p))
         if key in seen:
             return
         seen.add(key)

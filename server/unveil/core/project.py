@@ -28,7 +28,7 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from unveil.core.config import DEFAULT_SETTINGS, Settings
 
@@ -88,30 +88,30 @@ def camel(key: str) -> str:
     return parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:])
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
+def _stamp(path: str | os.PathLike) -> tuple[int, int] | None:
     try:
-        st = path.stat()
-    except OSError:
+        st = os.stat(path)
+    except (OSError, ValueError):
         return None
     return (st.st_mtime_ns, st.st_size)
 
 
-_CACHE: dict[Path, tuple[tuple[int, int], ProjectConfig | None]] = {}
+_CACHE: dict[str, tuple[tuple[int, int], ProjectConfig | None]] = {}
 
 
-def load(path: Path) -> ProjectConfig | None:
+def load(path: str | os.PathLike) -> ProjectConfig | None:
     """The config in ``path`` (``.unveil.toml``: top-level keys; ``pyproject.toml``: the
     ``[tool.unveil]`` table, ``None`` when it has none). Never raises; cached per mtime."""
-    path = Path(path)
-    stamp = _stamp(path)
+    key = os.fspath(path)
+    stamp = _stamp(key)  # a string path: most folders have no config, and a Path per miss costs
     if stamp is None:
-        _CACHE.pop(path, None)
+        _CACHE.pop(key, None)
         return None
-    hit = _CACHE.get(path)
+    hit = _CACHE.get(key)
     if hit is not None and hit[0] == stamp:
         return hit[1]
-    cfg = _load(path, stamp)
-    _CACHE[path] = (stamp, cfg)
+    cfg = _load(Path(key), stamp)
+    _CACHE[key] = (stamp, cfg)
     return cfg
 
 
@@ -179,8 +179,34 @@ def _anchor(glob: str, base: Path) -> str:
     return base.as_posix().rstrip("/") + "/" + g
 
 
-def find(start: str | os.PathLike | None) -> ProjectConfig | None:
-    """The nearest config at or above ``start`` (a folder, or a file whose folder is used)."""
+def ancestors(folder: Path) -> Iterator[Path]:
+    """``folder``, its parent, …, up to the root, made one at a time (``(p, *p.parents)`` builds
+    them all, which costs more than the lookups a memo saves)."""
+    while True:
+        yield folder
+        parent = folder.parent
+        if parent == folder:
+            return
+        folder = parent
+
+
+@dataclass
+class SearchMemo:
+    """What one CLI run has already looked up, assuming no configuration file changes while it
+    runs (the LSP never passes one: a config can appear between two keystrokes).
+
+    ``nearest``: folder (absolute) → its nearest :class:`ProjectConfig` or ``None`` (every folder
+    walked through on the way up is recorded, so a sibling folder stops at their common parent);
+    ``settings``: ``(config path or None, repr of the layers)`` → the merged
+    ``(Settings, ProjectConfig)`` :func:`settings_for` returns."""
+
+    nearest: dict[Path, "ProjectConfig | None"] = field(default_factory=dict)
+    settings: dict[tuple[Path | None, str], tuple[Settings, "ProjectConfig | None"]] = field(default_factory=dict)
+
+
+def find(start: str | os.PathLike | None, memo: SearchMemo | None = None) -> ProjectConfig | None:
+    """The nearest config at or above ``start`` (a folder, or a file whose folder is used).
+    With ``memo``, folders already searched in this run are not searched again."""
     if start is None:
         return None
     p = Path(start)
@@ -190,12 +216,21 @@ def find(start: str | os.PathLike | None) -> ProjectConfig | None:
         return None
     if not p.is_dir():
         p = p.parent
-    for folder in (p, *p.parents):
-        for name in CONFIG_NAMES:
-            cfg = load(folder / name)
-            if cfg is not None:
-                return cfg
-    return None
+    walked: list[Path] = []
+    found: ProjectConfig | None = None
+    for folder in ancestors(p):
+        if memo is not None and folder in memo.nearest:
+            found = memo.nearest[folder]
+            break
+        walked.append(folder)
+        here = str(folder)
+        found = next((c for c in (load(os.path.join(here, n)) for n in CONFIG_NAMES) if c is not None), None)
+        if found is not None:
+            break
+    if memo is not None:
+        for folder in walked:
+            memo.nearest[folder] = found
+    return found
 
 
 def editor_layer(data: Any) -> Any:
@@ -217,6 +252,7 @@ def settings_for(
     base: Settings = DEFAULT_SETTINGS,
     isolated: bool = False,
     config_file: str | os.PathLike | None = None,
+    memo: SearchMemo | None = None,
 ) -> tuple[Settings, ProjectConfig | None]:
     """Effective settings for the file at ``path``: ``base`` < nearest project config (searched
     from ``path``'s folder, else ``fallback_dir``) < each of ``layers`` (editor sections are
@@ -225,7 +261,9 @@ def settings_for(
 
     ``isolated`` (``unveil check --isolated``, an untrusted VS Code workspace): no project
     configuration at all. ``config_file`` (``--config FILE``): that file instead of the search
-    (a missing or unreadable one is an error in the returned config's ``errors``)."""
+    (a missing or unreadable one is an error in the returned config's ``errors``). ``memo`` (one
+    CLI run): the search and the merge are done once per folder and once per configuration, and
+    equal calls return the same objects."""
     if isolated:
         cfg = None
     elif config_file is not None:
@@ -233,7 +271,13 @@ def settings_for(
             Path(config_file), {}, (f"{config_file}: no unveil configuration found in this file",)
         )
     else:
-        cfg = find(path if path else fallback_dir) if (path or fallback_dir) else None
+        cfg = find(path if path else fallback_dir, memo) if (path or fallback_dir) else None
+    layers = list(layers)
+    memo_key = (cfg.path if cfg is not None else None, repr((base, layers)))
+    if memo is not None:
+        hit = memo.settings.get(memo_key)
+        if hit is not None:
+            return hit
     settings = base
     if cfg is not None and cfg.data:
         merged = base.merged(cfg.data)
@@ -243,6 +287,8 @@ def settings_for(
         settings = replace(merged, problems=base.problems)
     for layer in layers:
         settings = settings.merged(editor_layer(layer))
+    if memo is not None:
+        memo.settings[memo_key] = (settings, cfg)
     return settings, cfg
 
 

@@ -8,8 +8,9 @@ so positions, ``text`` and fingerprints are exactly those of the analysis), ``pa
 ``grade``, ``findings``, ``tokens``, ``settings`` and ``extra["suppressed"]``. A folder scan
 keeps one per file until the report is written, a pool worker sends one back to the parent and
 the file cache (:mod:`unveil.core.cache`, namespace ``files/``) stores one. Pickled, a report is
-its text and fields (the line index is rebuilt on load) and never its settings: the reader
-attaches the settings it computed the key from (:meth:`FileReport.with_settings`).
+its text and fields (with the line index) and never its settings: the reader attaches the
+settings it computed the key from. The file cache leaves the text out too (:func:`cache_state`):
+the reader has the file's bytes, which the key was computed from.
 
 :func:`file_key` and :func:`dependencies_hold` decide when a stored report may be reused: the
 unveil version and code (:func:`code_hash`), the rules (bundled, and the bytes of the user's
@@ -91,6 +92,31 @@ class FileReport:
         self.settings = None
         for k, v in state.items():
             setattr(self, k, v)
+
+
+def cache_state(report: FileReport, text: str) -> dict:
+    """What the file cache stores of ``report``: its pickled state without the text when the text
+    is ``text`` (the decoded bytes the key was computed from, which the reader has in hand: a
+    warm run then reads, checks and unpickles a third of the bytes)."""
+    state = report.__getstate__()
+    if state["text"] == text:
+        del state["text"]
+    return state
+
+
+def from_cache_state(state: object, text: str) -> FileReport | None:
+    """The report :func:`cache_state` stored, with ``text`` put back when it was left out;
+    ``None`` for anything else (an entry of an older layout is a miss)."""
+    if not isinstance(state, dict) or "lines" not in state:
+        return None
+    state = dict(state)
+    state.setdefault("text", text)
+    report = FileReport.__new__(FileReport)
+    try:
+        report.__setstate__(state)
+    except (TypeError, ValueError, KeyError):
+        return None
+    return report
 
 
 # --------------------------------------------------------------------------- cache keys

@@ -9,6 +9,7 @@ the first code point after the finding (SARIF's ``endColumn`` has the same meani
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -108,9 +109,10 @@ def no_lone_surrogates(text: str | None) -> str | None:
     by U+FFFD so it can be written as UTF-8 JSON; ``None`` stays ``None``."""
     if text is None:
         return None
-    if not any(0xD800 <= ord(c) <= 0xDFFF for c in text):
-        return text
-    return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+    return _SURROGATE.sub("\ufffd", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def config_summary(results) -> dict:
