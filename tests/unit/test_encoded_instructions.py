@@ -127,6 +127,8 @@ def test_english_words_loads():
     words = ob.english_words()
     assert len(words) > 20000 and {"disable", "push", "without", "asking"} <= words
     assert "qvfnoyr" not in words and "gur" not in words
+    assert len(words) == 27_476
+    assert all(len(w) >= 3 and w.isascii() and w.isalpha() and w == w.lower() for w in words)
 
 
 def test_reads_as_instruction():

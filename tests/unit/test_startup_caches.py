@@ -293,6 +293,39 @@ def test_prepare_counts_with_subsets_then_switches_to_the_full_encoding(monkeypa
     assert tokens._encoding is not None and tokens._done.is_set()
 
 
+def test_prepare_with_a_cover_builds_one_encoding_for_every_piece(monkeypatch, full_and_ranks):
+    full, _, _ = full_and_ranks
+    monkeypatch.setattr(tokens, "_done", threading.Event())
+    monkeypatch.setattr(tokens, "_thread", None)
+    monkeypatch.setattr(tokens, "_encoding", None)
+    monkeypatch.setattr(tokens, "_subsets", None)
+    monkeypatch.setattr(tokens, "_memo", {})
+    monkeypatch.setattr(tokens, "_memo_chars", 0)
+    built: list[int] = []
+    real = tokens._encoding_of
+    monkeypatch.setattr(tokens, "_encoding_of", lambda ranks: built.append(len(ranks)) or real(ranks))
+    doc = "".join(f"## Part {i}\n\nStep {i}: run `tool-{i}` on päth/{i} — ok 😀.\n\n" for i in range(40))
+    assert tokens.prepare(doc) is True
+    assert len(built) == 1 and tokens._encoding is None
+    parts = [doc[i : i + 97] for i in range(0, len(doc), 97)] + doc.split("\n\n")
+    assert [tokens.count(p) for p in parts] == [_full_count(p, full) for p in parts]
+    assert len(built) == 1  # every piece was covered by the first encoding
+    assert tokens.count("a text that is not in the document") == _full_count("a text that is not in the document", full)
+    assert len(built) == 2
+
+
+def test_prepare_leaves_a_cover_past_half_the_budget(monkeypatch):
+    monkeypatch.setattr(tokens, "_done", threading.Event())
+    monkeypatch.setattr(tokens, "_thread", None)
+    monkeypatch.setattr(tokens, "_encoding", None)
+    monkeypatch.setattr(tokens, "_subsets", None)
+    monkeypatch.setattr(tokens, "SUBSET_BUDGET", 2_000)
+    assert tokens.prepare("x" * 1_001) is True
+    assert tokens._subsets is not None and tokens._subsets.enumerated == 0
+    assert tokens.prepare("y" * 1_000) is True
+    assert tokens._subsets.enumerated == 1_000
+
+
 def test_first_file_of_a_cached_run_gets_token_budget_findings(tmp_path):
     """The race of issue 10 with the start-up caches on, cold and then warm."""
     import json
@@ -316,3 +349,51 @@ def test_first_file_of_a_cached_run_gets_token_budget_findings(tmp_path):
         assert [f["rule"] for f in data["files"][0]["findings"]].count("TOK003") == 1, out.stdout
         assert data["files"][0]["tokens"]["invoke"] > 5000
     assert list((tmp_path / "cache" / "regex").iterdir())  # the compiled-pattern table was written
+
+
+# --------------------------------------------------------------------------- clause slot tables
+
+
+def _clause_rules():
+    from unveil.core.checks import clauses
+
+    found = [r for r in rules.bundled_rules() if r.check == clauses.CHECK_NAME]
+    irregular: dict = {}
+    for r in found:
+        for k, v in ((r.raw or {}).get("irregular") or {}).items():
+            irregular.setdefault(str(k), []).extend(str(x) for x in v)
+    return clauses, found, irregular
+
+
+def test_cached_clause_tables_equal_a_fresh_compile(cache_dir):
+    clauses, rs, irregular = _clause_rules()
+    assert len(rs) >= 3
+    fresh = {r.id: clauses.slot_table(r, irregular) for r in rs}
+    assert clauses._cached_tables(rs, irregular) == fresh  # miss: computed and stored
+    key = clauses._tables_key(rs)
+    assert (cache_dir / "rules" / key).is_file()
+    assert clauses._cached_tables(rs, irregular) == fresh  # hit
+    for r in rs:
+        a = clauses.compile_clause_rule(r, irregular)
+        b = clauses.compile_clause_rule(r, irregular, fresh[r.id])
+        assert a.triggers == b.triggers and a.__dict__["mid_word"] == b.__dict__["mid_word"]
+        assert {
+            n: (s.literals, s.filterable, {k: v.source for k, v in s.by_lang.items()}) for n, s in a.slots.items()
+        } == {n: (s.literals, s.filterable, {k: v.source for k, v in s.by_lang.items()}) for n, s in b.slots.items()}
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        {"X": {"slots": {"a": ({"en": 3}, [], True)}, "mid_word": []}},
+        {"X": {"slots": {"a": ({"en": "x"}, [], "yes")}, "mid_word": []}},
+        {"X": {"slots": {"a": ({"en": "x"}, [])}, "mid_word": []}},
+        {"X": {"slots": [], "mid_word": []}},
+        {"X": []},
+    ],
+)
+def test_a_damaged_clause_table_entry_is_a_miss(cache_dir, damage):
+    clauses, rs, irregular = _clause_rules()
+    cache.store_marshal("rules", clauses._tables_key(rs), damage)
+    got = clauses._cached_tables(rs, irregular)
+    assert set(got) == {r.id for r in rs} and "X" not in got

@@ -109,7 +109,7 @@ def analyze(
     server keeps one per open document), reused between versions; the result is the same.
     """
     if count_tokens:
-        tokens.prepare()  # token budgets (TOK rules) need counts: available before the checks run
+        tokens.prepare(text)  # token budgets (TOK rules) need counts: available before the checks run
     doc = Document(text)
     if incremental is not None:
         md = markdown.parse(doc, incremental.tokenize)

@@ -50,6 +50,7 @@ import logging
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import regex
@@ -312,43 +313,108 @@ FAMILIES = {
 """Per family: the predicate slots whose literals prefilter the sentences."""
 
 
-def compile_clause_rule(rule: Rule, irregular: dict) -> ClauseRule:
-    """Compile one ``check = "clauses"`` rule. Raises ``ValueError`` naming the rule and slot."""
+def compile_clause_rule(rule: Rule, irregular: dict, table: dict | None = None) -> ClauseRule:
+    """Compile one ``check = "clauses"`` rule. Raises ``ValueError`` naming the rule and slot.
+    ``table``: the rule's :func:`slot_table`, when the caller has it (from the user cache)."""
     raw = rule.raw or {}
     family = raw.get("family")
     if family not in FAMILIES:
         raise ValueError(f"rule {rule.id}: family must be one of {sorted(FAMILIES)}")
-    table = raw.get("slots")
+    if table is None:
+        table = slot_table(rule, irregular)
+    slots: dict[str, Slot] = {}
+    for name, (sources, lits, filterable) in table["slots"].items():
+        slots[name] = Slot(name, None, {lang: _Lazy(src) for lang, src in sources.items()}, set(lits), filterable)
+    triggers: set[str] = set()
+    for name in FAMILIES[family]:
+        if name in slots:
+            triggers |= slots[name].literals
+    cr = ClauseRule(rule, family, slots, triggers)
+    cr.__dict__["mid_word"] = frozenset(table["mid_word"])
+    return cr
+
+
+def slot_table(rule: Rule, irregular: dict) -> dict:
+    """What compiling ``rule``'s slots computes, as plain data (``marshal``-able, so the user
+    cache can keep it): ``{"slots": {name: ({lang: pattern source}, [literal, ...], filterable)},
+    "mid_word": [literal, ...]}`` (:func:`_mid_word_literals` of every entry). Raises
+    ``ValueError`` naming the rule and slot."""
+    table = (rule.raw or {}).get("slots")
     if not isinstance(table, dict):
         raise ValueError(f"rule {rule.id}: [rule.slots] missing")
-    slots: dict[str, Slot] = {}
+    slots: dict[str, tuple] = {}
     anywhere: set[str] = set()
     for name, langs in table.items():
         if not isinstance(langs, dict):
             raise ValueError(f"rule {rule.id}: slot {name} must be a table of languages")
-        alts, by_lang, lits, filterable = [], {}, set(), True
+        sources, lits, filterable = {}, set(), True
         for lang, entries in langs.items():
             if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
                 raise ValueError(f"rule {rule.id}: slot {name}.{lang} must be a list of strings")
             srcs = [compile_entry(e, lang, irregular) for e in entries if e.strip()]
             srcs.sort(key=len, reverse=True)  # longest alternative first: "system prompt" before "system"
             if srcs:
-                by_lang[lang] = _Lazy("|".join(srcs))
-                alts.extend(srcs)
+                sources[str(lang)] = "|".join(srcs)
             for e in entries:
                 if e.strip():
                     got = _literals(e, lang, irregular)
                     filterable = filterable and bool(got)
                     lits |= got
                     anywhere |= _mid_word_literals(e, lang, irregular)
-        slots[name] = Slot(name, None, by_lang, lits, filterable)
-    triggers: set[str] = set()
-    for name in FAMILIES[family]:
-        if name in slots:
-            triggers |= slots[name].literals
-    cr = ClauseRule(rule, family, slots, triggers)
-    cr.__dict__["mid_word"] = frozenset(anywhere)
-    return cr
+        slots[str(name)] = (sources, sorted(lits), filterable)
+    return {"slots": slots, "mid_word": sorted(anywhere)}
+
+
+def _tables_key(rules: list[Rule]) -> str:
+    """Cache key of the bundled clause rules' :func:`slot_table`: the unveil version, the source
+    of this module, the ``regex`` version and each rule's id and raw table."""
+    from unveil.core import cache
+
+    parts: list[bytes | str] = [cache.version_tag(), Path(__file__).read_bytes(), regex.__version__]
+    for r in rules:
+        parts += [r.id, repr(r.raw)]
+    return "clauses-" + cache.digest(parts)[:32]
+
+
+def _table_ok(table: object) -> bool:
+    """Whether ``table`` has the shape :func:`slot_table` returns (a damaged entry is a miss)."""
+    if not isinstance(table, dict) or not isinstance(table.get("mid_word"), list):
+        return False
+    slots = table.get("slots")
+    return isinstance(slots, dict) and all(
+        isinstance(v, tuple)
+        and len(v) == 3
+        and isinstance(v[0], dict)
+        and all(isinstance(k, str) and isinstance(x, str) for k, x in v[0].items())
+        and isinstance(v[1], list)
+        and isinstance(v[2], bool)
+        for v in slots.values()
+    )
+
+
+def _cached_tables(rules: list[Rule], irregular: dict) -> dict:
+    """``{rule id: slot_table}`` of ``rules``, from the user cache when it holds them (about a
+    tenth of a second of a single-file ``unveil check`` otherwise), else computed and stored.
+    A rule whose table raises is left out (:func:`compile_clause_rule` reports it)."""
+    from unveil.core import cache
+
+    try:
+        key = _tables_key(rules)
+    except OSError:
+        key = None
+    if key is not None:
+        got = cache.load_marshal("rules", key)
+        if isinstance(got, dict) and all(_table_ok(v) for v in got.values()):
+            return got
+    tables = {}
+    for r in rules:
+        try:
+            tables[r.id] = slot_table(r, irregular)
+        except ValueError:
+            continue
+    if key is not None:
+        cache.store_marshal("rules", key, tables)
+    return tables
 
 
 def _mid_word_literals(entry: str, lang: str, irregular: dict | None = None) -> set[str]:
@@ -414,9 +480,10 @@ def load_clause_rules() -> ClauseRules:
         for k, v in ((r.raw or {}).get("stopwords") or {}).items():
             _STOPWORDS.setdefault(str(k), set()).update(str(x).casefold() for x in v)
     out, errors = [], []
+    tables = _cached_tables(rules, irregular)
     for r in rules:
         try:
-            out.append(compile_clause_rule(r, irregular))
+            out.append(compile_clause_rule(r, irregular, tables.get(r.id)))
         except ValueError as exc:
             errors.append(f"{r.source}: {exc}")
             log.info("clause rule load error: %s", exc)

@@ -718,7 +718,8 @@ def english_words() -> frozenset[str]:
     :data:`DICT_WORDS` entries of the ``wordfreq`` package's ``small_en`` list (Speer et al.,
     wordfreq 3.1.1, data CC BY-SA 4.0), bundled as ``unveil/data/english-words.txt.gz`` by
     ``scripts/gen_english_words.py`` (27,476 words, one per line, most frequent first; see
-    ``unveil/data/README.md``). Read once, about 10 ms. Empty when the file cannot be read (every
+    ``unveil/data/README.md``), which keeps only such words (a test checks the bundled file), so
+    they are taken as they are. Read once, about 10 ms. Empty when the file cannot be read (every
     text then reads as not English: nothing new is reported)."""
     import gzip
 
@@ -728,7 +729,7 @@ def english_words() -> frozenset[str]:
             words = f.read().split()
     except (OSError, EOFError, UnicodeDecodeError):
         return frozenset()
-    return frozenset(w for w in words if len(w) >= 3 and w.isascii() and w.isalpha())
+    return frozenset(words)
 
 
 def dictionary_rate(words: list[str]) -> float:
