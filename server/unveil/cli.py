@@ -1409,6 +1409,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from unveil.core import rxcache
 
         rxcache.install()  # before the server imports the checks: their patterns load, not compile
+        from unveil.lsp import codecache
+
+        codecache.install()  # before pygls imports lsprotocol: its generated methods load, not compile
         from unveil.lsp.server import run
 
         return run(argv[1:])
