@@ -105,3 +105,35 @@ def test_workspace_file_analysis_pauses_for_open_documents(tmp_path, monkeypatch
     assert calls["busy"] >= 5  # the first check boundary waited through the busy answers
     assert len(published) == 1 and published[0].uri == path.as_uri()
     assert path.as_uri() in index.entries
+
+
+def test_the_first_analyses_wait_for_the_warm_up(monkeypatch):
+    """An analysis started while the warm-up runs waits for it (same one-time work), then runs."""
+    import threading
+
+    from unveil.core.config import DEFAULT_SETTINGS
+    from unveil.lsp import server as server_mod
+
+    warmed = threading.Event()
+    monkeypatch.setattr(server_mod, "_WARMED", warmed)
+    server = UnveilServer()
+    done: list = []
+    worker = threading.Thread(
+        target=lambda: done.append(
+            server._compute("# T\n\nhello\u200b\n", "/w/AGENTS.md", DEFAULT_SETTINGS, 1, "utf-16")
+        )
+    )
+    worker.start()
+    worker.join(0.3)
+    assert done == [] and worker.is_alive()
+    warmed.set()
+    worker.join(30)
+    analysis, diagnostics, _ = done[0]
+    assert [d.code for d in diagnostics] == ["HID002"]  # the zero width space
+    assert analysis.path == "/w/AGENTS.md"
+
+
+def test_a_server_made_without_run_never_waits():
+    from unveil.lsp import server as server_mod
+
+    assert server_mod._WARMED.is_set()
