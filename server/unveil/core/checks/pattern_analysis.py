@@ -359,7 +359,12 @@ def _run_key(items, dotall: bool) -> str | None:
         return r"[\s\w]"
     if all(_in_class(c[4][0], c[4][1], _NON_WORD) for c in chars):
         return r"\W"
+    if all(_in_class(c[4][0], c[4][1], _WORD_OR_WS, _HYPHEN) for c in chars):
+        return r"[\s\w-]"  # options: "sudo -u x -H cmd", "(?:-\w+\s+)*"
     return None
+
+
+_HYPHEN = frozenset({ord("-")})
 
 
 _WORD_OR_WS = regex.compile(r"[\s\w]", _FLAGS)
@@ -367,13 +372,16 @@ _NON_WORD = regex.compile(r"\W", _FLAGS)
 _WORDS = {"CATEGORY_WORD", "CATEGORY_UNI_WORD", "CATEGORY_DIGIT", "CATEGORY_UNI_DIGIT"}
 
 
-def _in_class(op, av, cls) -> bool:
+def _in_class(op, av, cls, extra: frozenset[int] = frozenset()) -> bool:
     """Whether every character the one-character item ``(op, av)`` matches (case variants
     included: only letters have them, and they are letters too) is matched by ``cls``
-    (``_WORD_OR_WS``: ``[\\s\\w]``; ``_NON_WORD``: ``\\W``)."""
+    (``_WORD_OR_WS``: ``[\\s\\w]``; ``_NON_WORD``: ``\\W``) or is one of ``extra`` (code
+    points without case variants)."""
     word = cls is _WORD_OR_WS
 
     def char_ok(c: int) -> bool:
+        if c in extra:
+            return True
         m = (
             _WORD_OR_WS.match(chr(c)) is not None
             if word
@@ -445,6 +453,13 @@ def _width(items, dotall: bool, ahead: bool) -> dict[str, int] | None:
     return total
 
 
+_FLAG_CHANGE = regex.compile(r"\(\?\^|\(\?[a-zA-Z]*-(?![im]*[:)])")
+"""A scoped flag change that :func:`match_width` does not bound: ``(?^…)`` and a removal of any
+flag but ``i`` or ``m``. Removing ``i`` only narrows a class (the runs, computed case-blind, still
+bound it) and ``m`` only moves the anchors, which consume nothing; a removed ``s`` or ``x`` would
+change what ``.`` or the parse means."""
+
+
 @lru_cache(maxsize=4096)
 def match_width(pattern: str, flags: int = 0):
     """``(width, reach)`` of ``pattern``: the most code points a match consumes and the most
@@ -452,7 +467,7 @@ def match_width(pattern: str, flags: int = 0):
     coefficient)`` pairs meaning sum(coefficient * longest run of that class in the document)
     (class ``""``: 1); ``None`` when unbounded or unsure. Never raises."""
     try:
-        if _NO_PREFILTER.search(pattern) or "(?-" in pattern or "(?^" in pattern or flags & regex.DOTALL:
+        if _NO_PREFILTER.search(pattern) or _FLAG_CHANGE.search(pattern) or flags & regex.DOTALL:
             return None
         parsed = _parse(pattern, flags)
         dotall = bool(parsed.state.flags & re.DOTALL)
