@@ -68,8 +68,17 @@ def frontmatter_findings(ctx) -> list[Finding]:
     except Exception:  # noqa: BLE001 - invalid YAML: the loose lines are still searched below
         return _loose_frontmatter(fm_text, base)
     out: list[Finding] = []
+    walked: set[tuple[int, bool]] = set()  # (node, under "hooks"): an alias is walked once
 
     def walk(n: Node, path: tuple[str, ...]) -> None:
+        # Aliases make the tree a graph that can expand exponentially (a billion-laughs bomb:
+        # 9 levels of 9 aliases is 387 million nodes). What a node yields depends only on the
+        # node and on whether it lies under "hooks", so each pair is walked once.
+        if isinstance(n, (MappingNode, SequenceNode)):
+            seen_key = (id(n), "hooks" in path)
+            if seen_key in walked:
+                return
+            walked.add(seen_key)
         if isinstance(n, MappingNode):
             pairs = {str(k.value): v for k, v in n.value if isinstance(k, ScalarNode)}
             for k, v in n.value:
