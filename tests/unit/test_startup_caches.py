@@ -272,14 +272,19 @@ def test_segments_never_split_a_pre_token():
     assert "".join(tokens.segments("a  b")) == "a  b"
 
 
-def test_prepare_counts_with_subsets_then_switches_to_the_full_encoding(monkeypatch, full_and_ranks):
-    full, _, _ = full_and_ranks
+@pytest.fixture
+def unloaded(monkeypatch):
+    """The tokenizer module as in a new process: nothing loaded, no subsets, no counts kept."""
     monkeypatch.setattr(tokens, "_done", threading.Event())
     monkeypatch.setattr(tokens, "_thread", None)
     monkeypatch.setattr(tokens, "_encoding", None)
     monkeypatch.setattr(tokens, "_subsets", None)
     monkeypatch.setattr(tokens, "_memo", {})
     monkeypatch.setattr(tokens, "_memo_chars", 0)
+
+
+def test_prepare_counts_with_subsets_then_switches_to_the_full_encoding(monkeypatch, unloaded, full_and_ranks):
+    full, _, _ = full_and_ranks
     monkeypatch.setattr(tokens, "SUBSET_BUDGET", 2_000)
     assert tokens.ready() is False
     assert tokens.prepare() is True
@@ -293,14 +298,8 @@ def test_prepare_counts_with_subsets_then_switches_to_the_full_encoding(monkeypa
     assert tokens._encoding is not None and tokens._done.is_set()
 
 
-def test_prepare_with_a_cover_builds_one_encoding_for_every_piece(monkeypatch, full_and_ranks):
+def test_prepare_with_a_cover_builds_one_encoding_for_every_piece(monkeypatch, unloaded, full_and_ranks):
     full, _, _ = full_and_ranks
-    monkeypatch.setattr(tokens, "_done", threading.Event())
-    monkeypatch.setattr(tokens, "_thread", None)
-    monkeypatch.setattr(tokens, "_encoding", None)
-    monkeypatch.setattr(tokens, "_subsets", None)
-    monkeypatch.setattr(tokens, "_memo", {})
-    monkeypatch.setattr(tokens, "_memo_chars", 0)
     built: list[int] = []
     real = tokens._encoding_of
     monkeypatch.setattr(tokens, "_encoding_of", lambda ranks: built.append(len(ranks)) or real(ranks))
@@ -314,11 +313,7 @@ def test_prepare_with_a_cover_builds_one_encoding_for_every_piece(monkeypatch, f
     assert len(built) == 2
 
 
-def test_prepare_leaves_a_cover_past_half_the_budget(monkeypatch):
-    monkeypatch.setattr(tokens, "_done", threading.Event())
-    monkeypatch.setattr(tokens, "_thread", None)
-    monkeypatch.setattr(tokens, "_encoding", None)
-    monkeypatch.setattr(tokens, "_subsets", None)
+def test_prepare_leaves_a_cover_past_half_the_budget(monkeypatch, unloaded):
     monkeypatch.setattr(tokens, "SUBSET_BUDGET", 2_000)
     assert tokens.prepare("x" * 1_001) is True
     assert tokens._subsets is not None and tokens._subsets.enumerated == 0
