@@ -119,7 +119,16 @@ def analyze(
         fm = frontmatter.parse(text)
     kind = kinds.detect_kind(path, fm.mapping, settings.kind_map)
     tree = _resolve_imports(text, path, kind, md, reader) if resolve_imports else None
-    ctx = Context(doc=doc, markdown=md, kind=kind, settings=settings, path=path, imports=tree, frontmatter=fm)
+    ctx = Context(
+        doc=doc,
+        markdown=md,
+        kind=kind,
+        settings=settings,
+        path=path,
+        imports=tree,
+        frontmatter=fm,
+        incremental=incremental,
+    )
     found: list[Finding] = []
     for check in all_checks():
         if cancelled is not None and cancelled():

@@ -34,6 +34,11 @@ that reuse is exact:
   reads only the frontmatter block; it is reused while the text up to the body start and the
   block's span are unchanged.
 
+* **the pattern rules' matches per window** (:attr:`DocumentCache.matches`, and
+  ``escalation_matches`` for the escalation check's prose forms): a
+  :class:`unveil.core.checks.literal_index.MatchMemo`, exact because a search's result is a
+  function of the window widened by the pattern's lookbehind reach (see there).
+
 Everything else (the markdown layer built from the tokens, every check, the token report) runs
 on the whole new version: the checks read cross-block state (duplicate reference definitions,
 unused footnotes, imports, token budgets, the grade, normalised readings that join list items
@@ -162,6 +167,10 @@ class DocumentCache:
         self._parsed: _Parsed | None = None
         self._fm: tuple | None = None  # (span, prefix, Frontmatter)
         self.stats = Stats()
+        from unveil.core.checks.literal_index import MatchMemo
+
+        self.matches = MatchMemo()  # the directive patterns' matches per window (exact: see MatchMemo)
+        self.escalation_matches = MatchMemo()  # the same for the escalation check's prose forms
 
     # -- frontmatter -------------------------------------------------------------------
     def frontmatter(self, text: str):

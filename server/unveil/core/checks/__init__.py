@@ -26,6 +26,7 @@ class Context:
     path: str | None = None
     imports: object | None = None  # unveil.core.imports.ImportTree for CLAUDE.md / GEMINI.md
     frontmatter: object | None = None  # unveil.core.frontmatter.Frontmatter, parsed once per analysis
+    incremental: object | None = None  # unveil.core.incremental.DocumentCache of an open document (server)
 
     def parsed_frontmatter(self):
         """The document's :class:`~unveil.core.frontmatter.Frontmatter` (parsed once, then shared)."""

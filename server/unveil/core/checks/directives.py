@@ -102,9 +102,11 @@ from unveil.core.checks import obfuscation
 from unveil.core.checks.literal_index import WINDOW_MIN_TEXT as _WINDOW_MIN_TEXT
 from unveil.core.checks.literal_index import Lines as _Lines
 from unveil.core.checks.literal_index import LiteralIndex as _LiteralIndex
+from unveil.core.checks.literal_index import MatchMemo as _MatchMemo
 from unveil.core.checks.literal_index import in_spans as _in_spans
 from unveil.core.checks.literal_index import in_windows as _in_windows
 from unveil.core.checks.literal_index import may_match as _may_match
+from unveil.core.checks.literal_index import records as _records
 from unveil.core.checks.literal_index import word_index as _word_index
 from unveil.core.checks.pattern_analysis import match_width, required_literals, single_line  # noqa: F401
 from unveil.core.findings import Finding, Severity
@@ -550,12 +552,15 @@ class DocState:
     """Per-document inputs of the rules, built once per analysis: the :class:`~unveil.core.context.DocContext`
     (model view, regions), the normalised :class:`~unveil.core.normalize.Reading` and the two
     :class:`_Target` readings (``view`` is ``None`` when it equals the reading). ``decoded``: the
-    text is a decoded payload (every rule applies; it is hidden from a reader)."""
+    text is a decoded payload (every rule applies; it is hidden from a reader). ``memo``: the
+    :class:`~unveil.core.checks.literal_index.MatchMemo` of the open document, when the language
+    server analyses a version of one (matches in windows and lines reused across versions)."""
 
     dc: cx.DocContext
     reading: object
     targets: dict
     decoded: bool = False
+    memo: _MatchMemo | None = None  # the open document's match memo (language server), else None
 
 
 _STATES: dict = {}
@@ -616,6 +621,10 @@ def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[F
     if not text:
         return []
     state = doc_state(text, getattr(ctx, "markdown", None))
+    memo = getattr(getattr(ctx, "incremental", None), "matches", None)
+    if memo is not None:
+        memo.next_version()
+    state.memo = memo
     kind = getattr(ctx, "kind", "*") or "*"
     seen: dict[str, list[tuple[int, int]]] = {}
     out = _run(
@@ -800,6 +809,17 @@ def _scan_pattern(
     if t.changed is not None and windows_spans is None:
         # the model view pass: only text around what the reading rewrote can match differently
         windows_spans = t.changed_spans()
+    if state.memo is not None and clauses and windows is None and windows_spans is None and len(vt) > _WINDOW_MIN_TEXT:
+        # an open document's whole-text search, cut into content-defined stretches whose
+        # matches the memo keeps across versions: bounded patterns by their reach, single-line
+        # ones at line ends (a match holds a literal, so it is never empty at a stretch's end)
+        lines = t.line_index()
+        if lines.ok:
+            bounds = pr.widths[i] if i < len(pr.widths) else None
+            if bounds is not None:
+                windows = lines.chunk_windows(bounds)
+            elif i < len(pr.single_line) and pr.single_line[i]:
+                windows_spans = lines.chunks()
     for attempt in (0, 1):
         cpu0 = time.thread_time()
         got = _match_pattern(pr, pat, t, state, timeout, spans, out, windows, windows_spans)
@@ -829,19 +849,13 @@ def _match_pattern(
     last = 0
     try:
         if windows is not None:
-            matches = _in_windows(pat, vt, windows, timeout)
+            matches = _in_windows(pat, vt, windows, timeout, state.memo)
         elif windows_spans is None:
-            matches = pat.finditer(vt, timeout=timeout)
+            matches = _records(pat.finditer(vt, timeout=timeout))
         else:
-            matches = _in_spans(pat, vt, windows_spans, timeout)
-        for m in matches:
-            last = m.end()
-            try:
-                vs, ve = m.span("hit")
-                if vs < 0:
-                    vs, ve = m.span()
-            except (IndexError, regex.error):
-                vs, ve = m.span()
+            matches = _in_spans(pat, vt, windows_spans, timeout, state.memo)
+        for _s, e, vs, ve in matches:
+            last = e
             while vs < ve and vt[vs].isspace():
                 vs += 1  # a range starts and ends on what the pattern is about, not on blank lines
             while ve > vs and vt[ve - 1].isspace():

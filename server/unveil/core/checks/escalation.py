@@ -38,6 +38,7 @@ import regex
 
 from unveil.core import shell
 from unveil.core.checks.commands.locate import SHELL_LANGS
+from unveil.core.checks.literal_index import Lines, near_literals
 from unveil.core.findings import Finding, Severity
 from unveil.core.instruction import has_directive_word
 
@@ -317,7 +318,8 @@ def check(ctx) -> list[Finding]:
     """PRV011–PRV013 over the document's fenced shell blocks, inline code and prose sentences."""
     doc, md = ctx.doc, ctx.markdown
     text = doc.text
-    if not may_apply(text.casefold()):
+    folded = text.casefold()
+    if not may_apply(folded):
         return []
     try:
         cmds, prose = catalogue()
@@ -374,10 +376,13 @@ def check(ctx) -> list[Finding]:
             out.append(_finding(form, sev, s, e, "Inline command", banned, True))
     # prose sentences outside fenced blocks
     fences.sort()
+    lines = Lines(text, folded)
+    memo = getattr(getattr(ctx, "incremental", None), "escalation_matches", None)
+    if memo is not None:
+        memo.next_version()
     for pform in prose:
         try:
-            for m in pform.pattern.finditer(text, timeout=0.5):
-                s, e = m.span()
+            for s, e, _hs, _he in near_literals(pform.pattern, lines, 0.5, memo):
                 if any(fa <= s < fb for fa, fb in fences):
                     continue
                 a, b = _sentence_bounds(text, s, e)

@@ -7,7 +7,13 @@ around them where a bounded-width pattern can match (see :mod:`unveil.core.check
   :func:`may_match`, the candidate lines and the windows;
 * :func:`may_match` — whether every clause of a pattern's required literals has a member present;
 * :func:`in_spans` / :func:`in_windows` — a pattern's matches restricted to those lines or windows,
-  with one time bound for them all, the same matches as one ``finditer`` over the whole text.
+  with one time bound for them all, the same matches as one ``finditer`` over the whole text;
+* :class:`MatchMemo` — those matches kept per window from one version of an open document to the
+  next (exact: keyed by the window widened by the pattern's lookbehind reach);
+  :meth:`Lines.chunks` cuts a text into content-defined stretches so that whole-text searches
+  get windows an edit leaves alone;
+* :func:`near_literals` — one pattern's matches through the prefilter and windows (the
+  escalation check's prose forms).
 
 Offsets are code points of the text given (the normalised reading or the model view).
 """
@@ -18,11 +24,14 @@ import re
 import time
 from bisect import bisect_right
 from functools import lru_cache
+from hashlib import blake2b as _blake2b
+from zlib import crc32 as _crc32
 
 import regex
 
 from unveil.core.checks.pattern_analysis import FLAGS as _FLAGS
 from unveil.core.checks.pattern_analysis import LINE as _LINE
+from unveil.core.checks.pattern_analysis import lookbehind_reach as _lookbehind_reach
 
 _WS_RUNS = re.compile(r"\s{2,}")
 _WS_ONE = re.compile(r"\s")
@@ -145,18 +154,24 @@ class Lines:
         reach = sum(k * self.longest_run(cls) for cls, k in bounds[1]) + 2
         n = len(self.folded)
         limit = max(16, n // (4 * max(width, 1)))
-        seeds: list[tuple[int, int]] | None = []
-        for clause in clauses[:2]:  # the most selective clauses first (see required_literals)
-            seeds = []
+        # Every match holds a member of every clause, so the occurrences of any one clause seed
+        # the windows: take the clause with the fewest (an early one with few is good enough).
+        seeds: list[tuple[int, int]] | None = None
+        for clause in clauses:
+            got: list[tuple[int, int]] = []
+            cap = limit if seeds is None else len(seeds) - 1
+            ok = True
             for lit in clause:
-                occ = self.occurrences(lit, limit - len(seeds))
+                occ = self.occurrences(lit, cap - len(got)) if cap >= len(got) else None
                 if occ is None:
-                    seeds = None
+                    ok = False
                     break
                 k = len(lit)
-                seeds.extend((max(0, p + k - width), p + 1) for p in occ)
-            if seeds is not None:
-                break
+                got.extend((max(0, p + k - width), p + 1) for p in occ)
+            if ok:
+                seeds = got
+                if len(seeds) <= _FEW_SEEDS:
+                    break
         if seeds is None:
             return None
         seeds.sort()
@@ -168,6 +183,39 @@ class Lines:
             else:
                 merged.append([a, b])
         return [(a, b, min(n, b - 1 + reach)) for a, b in merged]
+
+    def chunks(self) -> list[tuple[int, int]]:
+        """The text cut into stretches of whole lines, ``(start, end)`` in order, covering it
+        all (each includes its last line feed). Cut by content, not position: after at least
+        :data:`CHUNK_MIN` code points, before a line whose CRC-32 is divisible by
+        :data:`CHUNK_EVERY` (or one past :data:`CHUNK_MAX`), so an edit moves only the cuts near
+        it and the stretches elsewhere keep their text (what :class:`MatchMemo` reuses)."""
+        got = getattr(self, "_chunks", None)
+        if got is None:
+            got = []
+            text, starts, n = self.view_text, self.starts, len(self.view_text)
+            a = 0
+            for i in range(1, self.n):
+                b = starts[i]
+                if b - a < CHUNK_MIN:
+                    continue
+                end = starts[i + 1] if i + 1 < self.n else n
+                line = text[b:end].encode("utf-8", "surrogatepass")
+                if b - a >= CHUNK_MAX or _crc32(line) % CHUNK_EVERY == 0:
+                    got.append((a, b))
+                    a = b
+            if a < n or not got:
+                got.append((a, n))
+            self._chunks = got
+        return got
+
+    def chunk_windows(self, bounds) -> list[tuple[int, int, int]]:
+        """:meth:`chunks` as ``(pos, stop, endpos)`` windows for a pattern whose
+        :func:`match_width` is ``bounds``: a match starting before ``stop`` reads nothing at
+        or after ``endpos`` (the same reach as :meth:`windows`)."""
+        reach = sum(k * self.longest_run(cls) for cls, k in bounds[1]) + 2
+        n = len(self.view_text)
+        return [(a, b, min(n, b - 1 + reach)) for a, b in self.chunks()]
 
     def candidates(self, clauses) -> list[int] | None:
         """Sorted lines on which every clause has a member, or ``None`` when that is most of
@@ -190,24 +238,126 @@ class Lines:
         return out
 
 
-def in_spans(pat, text: str, spans, timeout: float):
-    """Matches of ``pat`` in ``text`` restricted to ``spans`` (``(pos, endpos)`` pairs in
-    order), with one ``timeout`` for them all, like a single ``finditer`` over the text."""
+def records(matches, stop: int | None = None):
+    """``(start, end, hit start, hit end)`` of each match of the iterator ``matches`` (the
+    ``hit`` group's span when the pattern has one and it took part, else the match's span), up
+    to the first that starts at or after ``stop``; lazily, so a time-out raised by the iterator
+    reaches the caller after the records before it."""
+    for m in matches:
+        s, e = m.span()
+        if stop is not None and s >= stop:
+            return
+        hs, he = s, e
+        if "hit" in m.re.groupindex:
+            hs, he = m.span("hit")
+            if hs < 0:
+                hs, he = s, e
+        yield (s, e, hs, he)
+
+
+class MatchMemo:
+    """Matches of patterns in stretches of one document's text, kept from one version to the
+    next so that an edit re-runs a pattern only on the stretches it changed (the language
+    server keeps one per open document, in :class:`unveil.core.incremental.DocumentCache`).
+
+    Key: ``(pattern, BLAKE2b-128 of text[a:endpos], endpos - a, pos - a, stop - pos)`` where
+    ``a = max(0, pos - lookbehind_reach - 1)``
+    (:func:`~unveil.core.checks.pattern_analysis.lookbehind_reach`). A search for matches
+    starting in ``[pos, stop)`` that reads nothing at or past ``endpos`` reads only that slice,
+    so two texts with the same slice have the same matches, at the same offsets relative to
+    ``a``: a hit is exact up to a 128-bit hash collision (the slices themselves, kept as keys,
+    would cost about 30 code points per code point of the document). Values: :func:`records` relative
+    to ``a``. Patterns whose reach is unknown are not memoised. Two generations: what the
+    current version used or computed, and the previous version's (dropped at the next
+    :meth:`next_version`), so memory stays about two versions' worth of keys."""
+
+    def __init__(self) -> None:
+        self.cur: dict = {}
+        self.old: dict = {}
+        self.hits = 0
+        self.misses = 0
+
+    def next_version(self) -> None:
+        """Start a new version: keep what the last one used, drop the rest."""
+        self.old, self.cur = self.cur, {}
+
+    def get(self, key):
+        got = self.cur.get(key)
+        if got is None:
+            got = self.old.get(key)
+            if got is not None:
+                self.cur[key] = got
+        if got is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return got
+
+    def put(self, key, value) -> None:
+        self.cur[key] = value
+
+
+def _digest(s: str) -> bytes:
+    """128-bit BLAKE2b of ``s`` (UTF-8, lone surrogates kept: an injective encoding)."""
+    return _blake2b(s.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _reach_of(pat) -> int | None:
+    return _lookbehind_reach(pat.pattern, pat.flags)
+
+
+def _memoised(pat, text: str, pos: int, stop: int | None, endpos: int, left: float, memo: MatchMemo, reach: int):
+    """The records of ``pat`` starting in ``[pos, stop)`` (``stop`` ``None``: anywhere before
+    ``endpos``), from ``memo`` or computed and stored (not when the search timed out)."""
+    a = max(0, pos - reach - 1)
+    key = (pat, _digest(text[a:endpos]), endpos - a, pos - a, None if stop is None else stop - pos)
+    got = memo.get(key)
+    if got is None:
+        got = [
+            (s - a, e - a, hs - a, he - a)
+            for s, e, hs, he in records(pat.finditer(text, pos, endpos, timeout=left), stop)
+        ]
+        memo.put(key, got)
+    return a, got
+
+
+CHUNK_MIN = 2048
+CHUNK_MAX = 16384
+CHUNK_EVERY = 4
+"""Content-defined cuts of :meth:`Lines.chunks`: stretches of 2–16 K code points, about 2.5 K
+past the minimum on average (one line in four qualifies as a cut)."""
+
+_FEW_SEEDS = 8
+"""Windows seeded by this many literal occurrences or fewer are not worth looking for a rarer clause."""
+
+
+def in_spans(pat, text: str, spans, timeout: float, memo: MatchMemo | None = None):
+    """Records (:func:`records`) of the matches of ``pat`` in ``text`` restricted to ``spans``
+    (``(pos, endpos)`` pairs in order), with one ``timeout`` for them all, like a single
+    ``finditer`` over the text. ``memo``: reuse the matches of spans seen before (:class:`MatchMemo`)."""
     deadline = time.monotonic() + timeout
+    reach = _reach_of(pat) if memo is not None else None
     for pos, endpos in spans:
         left = deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError("regex timed out")
-        yield from pat.finditer(text, pos, endpos, timeout=left)
+        if reach is None or memo is None:
+            yield from records(pat.finditer(text, pos, endpos, timeout=left))
+            continue
+        a, got = _memoised(pat, text, pos, None, endpos, left, memo, reach)
+        for s, e, hs, he in got:
+            yield (a + s, a + e, a + hs, a + he)
 
 
-def in_windows(pat, text: str, windows, timeout: float):
-    """Matches of ``pat`` in ``text`` that start inside the windows (``(pos, stop, endpos)``
-    triples from :meth:`Lines.windows`), with one ``timeout`` for them all: the same matches
-    as a single ``finditer`` over the whole text when every match starts in a window and reads
-    nothing at or past its window's ``endpos``."""
+def in_windows(pat, text: str, windows, timeout: float, memo: MatchMemo | None = None):
+    """Records (:func:`records`) of the matches of ``pat`` in ``text`` that start inside the
+    windows (``(pos, stop, endpos)`` triples from :meth:`Lines.windows`), with one ``timeout``
+    for them all: the same matches as a single ``finditer`` over the whole text when every
+    match starts in a window and reads nothing at or past its window's ``endpos``.
+    ``memo``: reuse the matches of windows seen before (:class:`MatchMemo`)."""
     deadline = time.monotonic() + timeout
     cursor = 0  # end of the last match: the next search starts there, as in one finditer
+    reach = _reach_of(pat) if memo is not None else None
     for pos, stop, endpos in windows:
         pos = max(pos, cursor)
         if pos >= stop:
@@ -215,11 +365,15 @@ def in_windows(pat, text: str, windows, timeout: float):
         left = deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError("regex timed out")
-        for m in pat.finditer(text, pos, endpos, timeout=left):
-            if m.start() >= stop:
-                break
-            cursor = m.end()
-            yield m
+        if reach is None or memo is None:
+            for rec in records(pat.finditer(text, pos, endpos, timeout=left), stop):
+                cursor = rec[1]
+                yield rec
+            continue
+        a, got = _memoised(pat, text, pos, stop, endpos, left, memo, reach)
+        for s, e, hs, he in got:
+            cursor = a + e
+            yield (a + s, a + e, a + hs, a + he)
 
 
 AC_MIN_LEN = 3
@@ -307,3 +461,26 @@ def may_match(clauses, folded: str, seen: dict[str, bool], words: str | None = N
 
 WINDOW_MIN_TEXT = 4096
 """Below this many code points a pattern runs on the whole text (windows would not pay off)."""
+
+
+def near_literals(pat, lines: Lines, timeout: float, memo: MatchMemo | None = None):
+    """Records (:func:`records`) of every match of the compiled ``pat`` in ``lines.view_text``,
+    the same as one ``finditer`` over it, found cheaply: none at all when a clause of its
+    :func:`~unveil.core.checks.pattern_analysis.required_literals` has no member in the text;
+    only the windows around those literals (:meth:`Lines.windows`) when its
+    :func:`~unveil.core.checks.pattern_analysis.match_width` is bounded and the text is longer
+    than :data:`WINDOW_MIN_TEXT`; else the whole text. One ``timeout`` (seconds) for it all;
+    raises ``TimeoutError`` after yielding the records found before it."""
+    from unveil.core.checks.pattern_analysis import match_width, required_literals
+
+    text = lines.view_text
+    clauses = required_literals(pat.pattern, pat.flags)
+    if clauses and not may_match(clauses, lines.folded, lines.present, lines.words):
+        return iter(())
+    if clauses and lines.ok and len(text) > WINDOW_MIN_TEXT:
+        bounds = match_width(pat.pattern, pat.flags)
+        if bounds is not None:
+            windows = lines.windows(clauses, bounds)
+            if windows is not None:
+                return in_windows(pat, text, windows, timeout, memo)
+    return records(pat.finditer(text, timeout=timeout))

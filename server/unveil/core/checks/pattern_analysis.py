@@ -481,3 +481,76 @@ def match_width(pattern: str, flags: int = 0):
     except Exception:  # noqa: BLE001 - any doubt: whole text
         return None
     return tuple(sorted(w.items())), tuple(sorted(r.items()))
+
+
+# How far before its start a match reads: only lookbehinds read text before the position a match
+# starts at (a lookbehind at offset q of a match reads [q - its width, q), q >= the match start;
+# one nested in another reads further back by the outer one's width). A search from ``pos`` then
+# reads nothing before ``pos - lookbehind_reach - 1`` (the extra code point: ``\b``, ``\B`` and a
+# multiline ``^`` look at the character before the farthest point a lookbehind reaches).
+_LEAVES = frozenset(
+    op
+    for op in (
+        _sre_c.LITERAL,
+        _sre_c.NOT_LITERAL,
+        _sre_c.ANY,
+        _sre_c.IN,
+        _sre_c.AT,
+        _sre_c.CATEGORY,
+        _sre_c.GROUPREF,
+    )
+)
+
+
+def _reach(items) -> int | None:
+    """Most code points the lookbehinds of the parsed ``items`` read before the match start
+    (0 without lookbehinds), or ``None`` when unbounded or unsure."""
+    best = 0
+    for op, av in items:
+        if op in (_sre_c.ASSERT, _sre_c.ASSERT_NOT):
+            direction, sub = av
+            r = _reach(sub)
+            if r is None:
+                return None
+            if direction < 0:
+                hi = sub.getwidth()[1]
+                if hi >= _MAXREPEAT - 1:
+                    return None
+                r += hi
+            best = max(best, r)
+            continue
+        if op in _LEAVES:
+            continue
+        if op is _sre_c.SUBPATTERN:
+            subs = [av[-1]]
+        elif _ATOMIC is not None and op is _ATOMIC:
+            subs = [av]
+        elif op in _REPEATS:
+            subs = [av[2]]
+        elif op is _sre_c.BRANCH:
+            subs = av[1]
+        elif op is _sre_c.GROUPREF_EXISTS:
+            subs = [s for s in av[1:] if s is not None]
+        else:  # anything unknown
+            return None
+        for s in subs:
+            r = _reach(s)
+            if r is None:
+                return None
+            best = max(best, r)
+    return best
+
+
+@lru_cache(maxsize=4096)
+def lookbehind_reach(pattern: str, flags: int = 0) -> int | None:
+    """The most code points a match of ``pattern`` reads before its start (through
+    lookbehinds, nested ones added up): a search from ``pos`` then depends on no text before
+    ``pos - lookbehind_reach(…) - 1``. ``None`` when unbounded (a variable-width `regex`
+    lookbehind such as ``(?<=^\\s*)``) or unsure (`regex`-only syntax, ``\\G``, a scoped flag
+    change, a parse error). Never raises."""
+    try:
+        if _NO_PREFILTER.search(pattern) or _FLAG_CHANGE.search(pattern):
+            return None
+        return _reach(list(_parse(pattern, flags)))
+    except Exception:  # noqa: BLE001 - any doubt: no memo
+        return None
