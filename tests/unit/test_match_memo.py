@@ -224,3 +224,23 @@ def test_whole_text_patterns_of_an_open_document_run_on_chunks_through_the_memo(
     got = analyze_mod.analyze(text, "AGENTS.md", incremental=cache)
     assert got.findings == analyze_mod.analyze((text + " ")[:-1], "AGENTS.md").findings
     assert any(f.rule.startswith("EXF") for f in got.findings)
+
+
+@pytest.mark.parametrize("cls", [r"[\s\w-]", r"\W", r"[a-z]", r"\w", r"[^.]"])
+def test_longest_run_from_stretch_summaries_equals_the_whole_text_one(cls):
+    """Runs that cross stretch boundaries, fill whole stretches or sit at either end: the
+    combined summaries give the same longest run as one search, before and after edits."""
+    rng = random.Random(len(cls))
+    pieces = ["word ", "-", "\n", "...", "x" * 3000, " " * 50, "\n\n", "ab-cd", "é"]
+    memo = MatchMemo()
+    text = "".join(rng.choice(pieces) for _ in range(900))
+    for _ in range(8):
+        memo.next_version()
+        lines = Lines(text, text.casefold())
+        lines.memo = memo
+        plain = Lines(text, text.casefold())
+        assert len(lines.chunks()) > 3
+        assert lines.longest_run(cls) == plain.longest_run(cls)
+        p = rng.randrange(len(text))
+        text = text[:p] + rng.choice(pieces) + text[p:]
+    assert memo.hits > 0

@@ -485,6 +485,7 @@ class _Target:
         self.orig_end = orig_end
         # for the model view: () -> set of its lines the reading rewrote
         self.changed: Callable[[], set[int]] | None = None
+        self.memo: _MatchMemo | None = None  # the open document's memo (set by run_rules)
 
     def set_changed(self, source_spans, view) -> None:
         """Mark this target (the model view) as a second pass: ``source_spans`` are the source
@@ -528,6 +529,7 @@ class _Target:
     def line_index(self) -> "_Lines":
         if self.lines is None:
             self.lines = _Lines(self.text, self.folded)
+            self.lines.memo = self.memo
             self.lines.present, self.lines.words = self.present, self.words
             self.lines.positions, self.lines.indexed = self.positions, self.indexed
         return self.lines
@@ -625,6 +627,11 @@ def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[F
     if memo is not None:
         memo.next_version()
     state.memo = memo
+    for t in state.targets.values():
+        if t is not None:
+            t.memo = memo
+            if t.lines is not None:
+                t.lines.memo = memo
     kind = getattr(ctx, "kind", "*") or "*"
     seen: dict[str, list[tuple[int, int]]] = {}
     out = _run(

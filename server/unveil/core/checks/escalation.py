@@ -380,6 +380,7 @@ def check(ctx) -> list[Finding]:
     memo = getattr(getattr(ctx, "incremental", None), "escalation_matches", None)
     if memo is not None:
         memo.next_version()
+        lines.memo = memo
     for pform in prose:
         try:
             for s, e, _hs, _he in near_literals(pform.pattern, lines, 0.5, memo):

@@ -66,6 +66,7 @@ class Lines:
                 i = find("\n", i + 1)
         self.n = len(self.starts)
         self.lines_of: dict[str, set[int] | None] = {}
+        self.memo: MatchMemo | None = None  # an open document's memo: per-stretch run summaries
 
     def span(self, line: int) -> tuple[int, int]:
         """``(start, endpos)`` of ``line``, its line feed included."""
@@ -113,9 +114,48 @@ class Lines:
                 else:  # runs of two or more are few; a single one needs only a search
                     got = max(map(len, _WS_RUNS.findall(self.view_text)), default=0)
                     got = got or (1 if _WS_ONE.search(self.view_text) else 0)
+            elif self.memo is not None and self.ok and len(self.view_text) > WINDOW_MIN_TEXT:
+                got = self._longest_run_by_chunks(cls, self.memo)
             else:
                 got = max(map(len, regex.compile("(?:" + cls + ")+", _FLAGS).findall(self.view_text)), default=0)
             self.runs[cls] = got
+        return got
+
+    def _longest_run_by_chunks(self, cls: str, memo: MatchMemo) -> int:
+        """:meth:`longest_run` from a summary of each of :meth:`chunks` (kept in ``memo``, so an
+        edit recomputes only its own stretch): ``(run at its start, run at its end, longest
+        run, whole stretch is one run)``, combined left to right, which is exact because
+        membership of a class is decided per character."""
+        rx = regex.compile("(?:" + cls + ")+", _FLAGS)
+        text = self.view_text
+        best = cur = 0
+        for (a, b), digest in zip(self.chunks(), self._chunk_digests()):
+            key = ("run", cls, digest, b - a)
+            summary = memo.get(key)
+            if summary is None:
+                head = tail = top = 0
+                for m in rx.finditer(text, a, b):
+                    s, e = m.span()
+                    top = max(top, e - s)
+                    if s == a:
+                        head = e - s
+                    if e == b:
+                        tail = e - s
+                summary = (head, tail, top, head == b - a)
+                memo.put(key, summary)
+            head, tail, top, whole = summary
+            if whole:
+                cur += b - a
+            else:
+                best = max(best, cur + head, top)
+                cur = tail
+        return max(best, cur)
+
+    def _chunk_digests(self) -> list[bytes]:
+        got = getattr(self, "_digests", None)
+        if got is None:
+            text = self.view_text
+            got = self._digests = [_digest(text[a:b]) for a, b in self.chunks()]
         return got
 
     def occurrences(self, lit: str, limit: int) -> list[int] | None:
