@@ -422,7 +422,7 @@ async def type_edits(client: LspClient, doc: TypedDoc, count: int, full_sync: bo
             lat.append((received - sent) * 1000)
         except asyncio.TimeoutError:
             timeouts += 1
-    return {**summary(lat), "timeouts": timeouts}
+    return {**summary(lat), "timeouts": timeouts, "samples_ms": [round(x, 1) for x in lat]}
 
 
 async def burst(client: LspClient, doc: TypedDoc, count: int, full_sync: bool, timeout: float = 30) -> dict:

@@ -108,7 +108,7 @@ from unveil.core.checks.literal_index import in_windows as _in_windows
 from unveil.core.checks.literal_index import may_match as _may_match
 from unveil.core.checks.literal_index import records as _records
 from unveil.core.checks.literal_index import word_index as _word_index
-from unveil.core.checks.pattern_analysis import match_width, required_literals, single_line  # noqa: F401
+from unveil.core.checks.pattern_analysis import lookbehind_reach, match_width, required_literals, single_line  # noqa: F401
 from unveil.core.findings import Finding, Severity
 from unveil.core.rules import Rule, RuleSet, bundled_rules, load_rule_files
 
@@ -184,6 +184,8 @@ class PatternRule:
     single_line: list = field(default_factory=list)
     """Per pattern: ``True`` when no match (lookarounds included) can cross a line break (see
     :func:`single_line`), so the pattern may run on candidate lines only."""
+    reaches: list = field(default_factory=list)
+    """Per pattern: its :func:`lookbehind_reach` (``None``: unknown; its matches are not memoised)."""
     raw_too: bool | None = None
     """Whether the rule also runs on the model view (:func:`needs_raw`; computed on first use)."""
 
@@ -250,7 +252,7 @@ def compile_rule(rule: Rule, analysis: tuple | None = None) -> PatternRule:
     """Compile one rule with ``check = "directives"``. Raises ``ValueError`` naming the rule
     and the bad field.
 
-    ``analysis`` — ``(prefilters, single_line, widths)`` of its patterns as cached by
+    ``analysis`` — ``(prefilters, single_line, widths, reaches)`` of its patterns as cached by
     :func:`load_pattern_rules`: given, the patterns are :class:`_LazyPattern` (compiled on first
     use) and the analyses are not recomputed; the caller vouches that they compile."""
     raw = rule.raw or {}
@@ -296,6 +298,7 @@ def compile_rule(rule: Rule, analysis: tuple | None = None) -> PatternRule:
             [required_literals(p.pattern, p.flags) for p in compiled],
             [single_line(p.pattern, p.flags) for p in compiled],
             [match_width(p.pattern, p.flags) for p in compiled],
+            [lookbehind_reach(p.pattern, p.flags) for p in compiled],
         )
     return PatternRule(
         rule=rule,
@@ -312,6 +315,7 @@ def compile_rule(rule: Rule, analysis: tuple | None = None) -> PatternRule:
         prefilters=list(analysis[0]),
         single_line=list(analysis[1]),
         widths=list(analysis[2]),
+        reaches=list(analysis[3]) if len(analysis) > 3 else [lookbehind_reach(p.pattern, p.flags) for p in compiled],
     )
 
 
@@ -368,7 +372,10 @@ def _bundled_analyses(base: RuleSet) -> tuple[dict, PatternRules | None]:
                 _VOCABULARY[:] = [frozenset(str(w) for w in got["vocabulary"])]
             return {rid: tuple(a) for rid, a in got["analyses"].items()}, None
     compiled = compile_rules(list(base))
-    analyses = {pr.id: (tuple(pr.prefilters), tuple(pr.single_line), tuple(pr.widths)) for pr in compiled.rules}
+    analyses = {
+        pr.id: (tuple(pr.prefilters), tuple(pr.single_line), tuple(pr.widths), tuple(pr.reaches))
+        for pr in compiled.rules
+    }
     vocabulary = _vocabulary(compiled.rules)
     _VOCABULARY[:] = [vocabulary]
     if key is not None:
@@ -829,7 +836,7 @@ def _scan_pattern(
                 windows_spans = lines.chunks()
     for attempt in (0, 1):
         cpu0 = time.thread_time()
-        got = _match_pattern(pr, pat, t, state, timeout, spans, out, windows, windows_spans)
+        got = _match_pattern(pr, pat, t, state, timeout, spans, out, windows, windows_spans, _reach(pr, i))
         if got is None:
             return None
         stalled = time.thread_time() - cpu0 < timeout / 2
@@ -848,7 +855,7 @@ more with this many times the limit; a second time-out is reported (UNV002)."""
 
 
 def _match_pattern(
-    pr, pat, t: _Target, state: DocState, timeout: float, spans: list, out: list, windows, windows_spans
+    pr, pat, t: _Target, state: DocState, timeout: float, spans: list, out: list, windows, windows_spans, reach=None
 ):
     """The matching part of :func:`_scan_pattern`: ``None``, or on timeout the source offset
     after the last match."""
@@ -856,11 +863,11 @@ def _match_pattern(
     last = 0
     try:
         if windows is not None:
-            matches = _in_windows(pat, vt, windows, timeout, state.memo)
+            matches = _in_windows(pat, vt, windows, timeout, state.memo, reach)
         elif windows_spans is None:
             matches = _records(pat.finditer(vt, timeout=timeout))
         else:
-            matches = _in_spans(pat, vt, windows_spans, timeout, state.memo)
+            matches = _in_spans(pat, vt, windows_spans, timeout, state.memo, reach)
         for _s, e, vs, ve in matches:
             last = e
             while vs < ve and vt[vs].isspace():
@@ -876,6 +883,11 @@ def _match_pattern(
     except TimeoutError:
         return t.orig_start(last) if last else 0
     return None
+
+
+def _reach(pr: PatternRule, i: int) -> int | None:
+    """The cached :func:`lookbehind_reach` of pattern ``i`` of ``pr``."""
+    return pr.reaches[i] if i < len(pr.reaches) else lookbehind_reach(pr.patterns[i].pattern, pr.patterns[i].flags)
 
 
 def _collapse(s: str) -> str:

@@ -337,6 +337,9 @@ class MatchMemo:
         self.cur[key] = value
 
 
+_UNSET: object = object()
+
+
 def _digest(s: str) -> bytes:
     """128-bit BLAKE2b of ``s`` (UTF-8, lone surrogates kept: an injective encoding)."""
     return _blake2b(s.encode("utf-8", "surrogatepass"), digest_size=16).digest()
@@ -371,12 +374,16 @@ _FEW_SEEDS = 8
 """Windows seeded by this many literal occurrences or fewer are not worth looking for a rarer clause."""
 
 
-def in_spans(pat, text: str, spans, timeout: float, memo: MatchMemo | None = None):
+def in_spans(pat, text: str, spans, timeout: float, memo: MatchMemo | None = None, reach=_UNSET):
     """Records (:func:`records`) of the matches of ``pat`` in ``text`` restricted to ``spans``
     (``(pos, endpos)`` pairs in order), with one ``timeout`` for them all, like a single
-    ``finditer`` over the text. ``memo``: reuse the matches of spans seen before (:class:`MatchMemo`)."""
+    ``finditer`` over the text. ``memo``: reuse the matches of spans seen before (:class:`MatchMemo`);
+    ``reach``: the pattern's lookbehind reach when known (else computed)."""
     deadline = time.monotonic() + timeout
-    reach = _reach_of(pat) if memo is not None else None
+    if memo is None:
+        reach = None
+    elif reach is _UNSET:
+        reach = _reach_of(pat)
     for pos, endpos in spans:
         left = deadline - time.monotonic()
         if left <= 0:
@@ -389,15 +396,19 @@ def in_spans(pat, text: str, spans, timeout: float, memo: MatchMemo | None = Non
             yield (a + s, a + e, a + hs, a + he)
 
 
-def in_windows(pat, text: str, windows, timeout: float, memo: MatchMemo | None = None):
+def in_windows(pat, text: str, windows, timeout: float, memo: MatchMemo | None = None, reach=_UNSET):
     """Records (:func:`records`) of the matches of ``pat`` in ``text`` that start inside the
     windows (``(pos, stop, endpos)`` triples from :meth:`Lines.windows`), with one ``timeout``
     for them all: the same matches as a single ``finditer`` over the whole text when every
     match starts in a window and reads nothing at or past its window's ``endpos``.
-    ``memo``: reuse the matches of windows seen before (:class:`MatchMemo`)."""
+    ``memo``: reuse the matches of windows seen before (:class:`MatchMemo`); ``reach``: the
+    pattern's lookbehind reach when known (else computed)."""
     deadline = time.monotonic() + timeout
     cursor = 0  # end of the last match: the next search starts there, as in one finditer
-    reach = _reach_of(pat) if memo is not None else None
+    if memo is None:
+        reach = None
+    elif reach is _UNSET:
+        reach = _reach_of(pat)
     for pos, stop, endpos in windows:
         pos = max(pos, cursor)
         if pos >= stop:
