@@ -99,6 +99,7 @@ import regex
 from unveil.core import context as cx
 from unveil.core import rxcache
 from unveil.core.checks import obfuscation
+from unveil.core.checks.literal_index import MEMO_MAX_TEXT as _MEMO_MAX_TEXT
 from unveil.core.checks.literal_index import WINDOW_MIN_TEXT as _WINDOW_MIN_TEXT
 from unveil.core.checks.literal_index import Lines as _Lines
 from unveil.core.checks.literal_index import LiteralIndex as _LiteralIndex
@@ -631,6 +632,8 @@ def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[F
         return []
     state = doc_state(text, getattr(ctx, "markdown", None))
     memo = getattr(getattr(ctx, "incremental", None), "matches", None)
+    if memo is not None and len(text) > _MEMO_MAX_TEXT:
+        memo = None  # a huge document: each version is searched as in the CLI (see MEMO_MAX_TEXT)
     if memo is not None:
         memo.next_version()
     state.memo = memo

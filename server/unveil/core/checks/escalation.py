@@ -38,7 +38,7 @@ import regex
 
 from unveil.core import shell
 from unveil.core.checks.commands.locate import SHELL_LANGS
-from unveil.core.checks.literal_index import Lines, near_literals
+from unveil.core.checks.literal_index import MEMO_MAX_TEXT, Lines, near_literals
 from unveil.core.findings import Finding, Severity
 from unveil.core.instruction import has_directive_word
 
@@ -378,6 +378,8 @@ def check(ctx) -> list[Finding]:
     fences.sort()
     lines = Lines(text, folded)
     memo = getattr(getattr(ctx, "incremental", None), "escalation_matches", None)
+    if len(text) > MEMO_MAX_TEXT:
+        memo = None
     if memo is not None:
         memo.next_version()
         lines.memo = memo
