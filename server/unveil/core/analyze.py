@@ -172,7 +172,7 @@ def analyze(
     result.grade = grading.grade(findings)
     if count_tokens or tokens.ready():
         try:
-            result = with_tokens(result)
+            result = with_tokens(result, ctx.token_report)
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as exc:  # noqa: BLE001 - a tokenizer failure leaves the findings intact
@@ -256,8 +256,10 @@ def _redact_secrets(findings: list[Finding], text: str) -> list[Finding]:
     return [replace(f, message=clean(f.message), hidden_text=clean(f.hidden_text)) for f in findings]
 
 
-def with_tokens(result: Analysis) -> Analysis:
-    """Fill in the token report (waits for the tokenizer if it is still loading)."""
+def with_tokens(result: Analysis, report=None) -> Analysis:
+    """Fill in the token report (waits for the tokenizer if it is still loading). ``report``:
+    the :class:`~unveil.core.cost.TokenReport` a check already computed for this analysis's
+    context (the same inputs: text, kind, path, markdown, frontmatter, imports), used as is."""
     ctx = Context(
         doc=result.doc,
         markdown=result.markdown,
@@ -267,7 +269,7 @@ def with_tokens(result: Analysis) -> Analysis:
         imports=result.extra.get("imports"),
         frontmatter=result.extra.get("frontmatter"),
     )
-    result.tokens = cost.token_report(ctx)
+    result.tokens = report if report is not None else cost.token_report(ctx)
     # Tokens of each hidden span, so hover can say what a hidden instruction costs.
     text = result.doc.text
     result.findings = [

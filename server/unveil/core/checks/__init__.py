@@ -27,6 +27,7 @@ class Context:
     imports: object | None = None  # unveil.core.imports.ImportTree for CLAUDE.md / GEMINI.md
     frontmatter: object | None = None  # unveil.core.frontmatter.Frontmatter, parsed once per analysis
     incremental: object | None = None  # unveil.core.incremental.DocumentCache of an open document (server)
+    token_report: object | None = None  # unveil.core.cost.TokenReport once a check computed it (reused)
 
     def parsed_frontmatter(self):
         """The document's :class:`~unveil.core.frontmatter.Frontmatter` (parsed once, then shared)."""

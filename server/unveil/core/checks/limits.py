@@ -391,6 +391,8 @@ def _budgets(ctx) -> list[Finding]:
     # Never wait for the tokenizer here: the first diagnostics must not (analyze() loads it first
     # when it counts tokens; the language server re-analyses open files once it is loaded).
     report = cost.token_report(ctx, wait=False)
+    if report is not None:
+        ctx.token_report = report  # the analysis reports the same one (analyze.with_tokens)
     if report is None or not isinstance(report.session, int) or not isinstance(report.invoke, int):
         return out
     if report.listing is not None:
