@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from unveil.core import analyze as analyze_mod
 from unveil.core import cost, tokens
-from unveil.core.checks import Context
 
 
 def _skill(words: int) -> str:
@@ -27,16 +26,7 @@ def test_budget_check_and_analysis_share_one_report(monkeypatch):
     assert calls == [False]  # the limits check's call only
     assert any(f.rule.startswith("TOK") for f in result.findings)
     monkeypatch.setattr(cost, "token_report", real)
-    fresh = Context(
-        doc=result.doc,
-        markdown=result.markdown,
-        kind=result.kind,
-        settings=result.settings,
-        path=result.path,
-        imports=result.extra.get("imports"),
-        frontmatter=result.extra.get("frontmatter"),
-    )
-    assert result.tokens == real(fresh)
+    assert result.tokens == real(analyze_mod.context_of(result))
 
 
 def test_a_small_file_still_gets_its_report(monkeypatch):

@@ -256,11 +256,10 @@ def _redact_secrets(findings: list[Finding], text: str) -> list[Finding]:
     return [replace(f, message=clean(f.message), hidden_text=clean(f.hidden_text)) for f in findings]
 
 
-def with_tokens(result: Analysis, report=None) -> Analysis:
-    """Fill in the token report (waits for the tokenizer if it is still loading). ``report``:
-    the :class:`~unveil.core.cost.TokenReport` a check already computed for this analysis's
-    context (the same inputs: text, kind, path, markdown, frontmatter, imports), used as is."""
-    ctx = Context(
+def context_of(result: Analysis) -> Context:
+    """A check :class:`~unveil.core.checks.Context` with the inputs ``result`` was computed from
+    (text, markdown layer, kind, settings, path, imports, frontmatter)."""
+    return Context(
         doc=result.doc,
         markdown=result.markdown,
         kind=result.kind,
@@ -269,7 +268,13 @@ def with_tokens(result: Analysis, report=None) -> Analysis:
         imports=result.extra.get("imports"),
         frontmatter=result.extra.get("frontmatter"),
     )
-    result.tokens = report if report is not None else cost.token_report(ctx)
+
+
+def with_tokens(result: Analysis, report=None) -> Analysis:
+    """Fill in the token report (waits for the tokenizer if it is still loading). ``report``:
+    the :class:`~unveil.core.cost.TokenReport` a check already computed for this analysis's
+    context (the same inputs: text, kind, path, markdown, frontmatter, imports), used as is."""
+    result.tokens = report if report is not None else cost.token_report(context_of(result))
     # Tokens of each hidden span, so hover can say what a hidden instruction costs.
     text = result.doc.text
     result.findings = [

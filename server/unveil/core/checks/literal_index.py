@@ -32,6 +32,7 @@ import regex
 from unveil.core.checks.pattern_analysis import FLAGS as _FLAGS
 from unveil.core.checks.pattern_analysis import LINE as _LINE
 from unveil.core.checks.pattern_analysis import lookbehind_reach as _lookbehind_reach
+from unveil.core.checks.pattern_analysis import match_width, required_literals
 
 _WS_RUNS = re.compile(r"\s{2,}")
 _WS_ONE = re.compile(r"\s")
@@ -530,8 +531,6 @@ def near_literals(pat, lines: Lines, timeout: float, memo: MatchMemo | None = No
     :func:`~unveil.core.checks.pattern_analysis.match_width` is bounded and the text is longer
     than :data:`WINDOW_MIN_TEXT`; else the whole text. One ``timeout`` (seconds) for it all;
     raises ``TimeoutError`` after yielding the records found before it."""
-    from unveil.core.checks.pattern_analysis import match_width, required_literals
-
     text = lines.view_text
     clauses = required_literals(pat.pattern, pat.flags)
     if clauses and not may_match(clauses, lines.folded, lines.present, lines.words):
