@@ -91,6 +91,24 @@ def test_count_of_a_long_text_equals_the_encoding_after_an_edit():
     assert tokens.count(edited) != tokens.count(base)
 
 
+def test_a_text_over_the_chunk_size_is_counted_by_paragraph_and_only_the_edited_one_again(monkeypatch):
+    """Past CHUNK_CHARS the paragraphs are still memoised: an edit of a 300 KB document encodes
+    one paragraph, not the whole text (it did, about 15 ms per edit of the 294 KB corpus file)."""
+    enc = tokens.encoding()
+    paras = [f"Section {i}: read the module, run `make test {i}`, then summarise what failed." for i in range(4000)]
+    base = "\n\n".join(paras)
+    assert len(base) > 5 * tokens.CHUNK_CHARS
+    whole = len(enc.encode_ordinary(base))
+    assert tokens.count(base) == whole == 90_000
+    assert sum(len(enc.encode_ordinary(c)) for c in tokens.chunks(base)) == whole  # the cuts are exact too
+    edited = base.replace("Section 2500:", "Section 2500 (edited):", 1)
+    calls: list[int] = []
+    real = type(enc).encode_ordinary
+    monkeypatch.setattr(type(enc), "encode_ordinary", lambda self, t: calls.append(len(t)) or real(self, t))
+    assert tokens.count(edited) == whole + 2  # " (edited)" adds two tokens to that paragraph
+    assert len(calls) == 1 and calls[0] == len(paras[2500]) + len(" (edited)") + 2
+
+
 # --------------------------------------------------------------------------- joiner memo
 
 
@@ -384,3 +402,38 @@ def _clause_findings_any(text: str):
     return [
         f for f in analyze(text, "AGENTS.md", count_tokens=False).findings if f.rule in ("PIN040", "AGY040", "CON040")
     ]
+
+
+_CHUNK_ALPHABET = list("ab Zé\t\n\r.,;:!?/-_#`*'\"()0123456789") + [
+    "  ",
+    "\u00a0",
+    "日本",
+    "😀",
+    "\u0301",
+    "'s",
+    "\n\n",
+    ".\n",
+    "?\n\n",
+]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_chunk_cuts_fall_on_pre_token_boundaries(seed):
+    """A generated family: texts of letters, digits, marks, punctuation and line breaks, cut with
+    a small limit; wherever the cut found a letter or digit before whitespace, the summed count
+    is the whole text's."""
+    import random
+
+    enc = tokens.encoding()
+    rnd = random.Random(seed)
+    checked = 0
+    for _ in range(400):
+        text = "".join(rnd.choice(_CHUNK_ALPHABET) for _ in range(rnd.randrange(20, 200)))
+        limit = rnd.randrange(12, 60)
+        parts = tokens.chunks(text, limit)
+        assert "".join(parts) == text and all(len(p) <= limit for p in parts)
+        forced = any(not (p[-1:].isalnum() and q[:1].isspace()) for p, q in zip(parts, parts[1:]))
+        if not forced:
+            assert sum(len(enc.encode_ordinary(p)) for p in parts) == len(enc.encode_ordinary(text)), (text, limit)
+            checked += len(parts) - 1
+    assert checked >= 150

@@ -274,7 +274,11 @@ def test_segments_never_split_a_pre_token():
 
 @pytest.fixture
 def unloaded(monkeypatch):
-    """The tokenizer module as in a new process: nothing loaded, no subsets, no counts kept."""
+    """The tokenizer module as in a new process: nothing loaded, no subsets, no counts kept (the
+    ranks themselves already read, so that reading them is not what a test counts)."""
+    ranks, long = tokens._get_ranks()
+    monkeypatch.setattr(tokens, "_ranks", ranks)
+    monkeypatch.setattr(tokens, "_long", long)
     monkeypatch.setattr(tokens, "_done", threading.Event())
     monkeypatch.setattr(tokens, "_thread", None)
     monkeypatch.setattr(tokens, "_encoding", None)
@@ -392,3 +396,18 @@ def test_a_damaged_clause_table_entry_is_a_miss(cache_dir, damage):
     cache.store_marshal("rules", clauses._tables_key(rs), damage)
     got = clauses._cached_tables(rs, irregular)
     assert set(got) == {r.id for r in rs} and "X" not in got
+
+
+def test_the_full_load_releases_the_python_ranks_and_still_counts(monkeypatch, unloaded, full_and_ranks):
+    full, _, _ = full_and_ranks
+    monkeypatch.setattr(tokens, "_ranks", None)
+    monkeypatch.setattr(tokens, "_long", None)
+    assert tokens.prepare() is True and tokens._ranks is not None  # subsets read the ranks
+    assert tokens.wait() is True
+    assert tokens._ranks is None and tokens._long is None and tokens._subsets is None
+    assert tokens.encoding()._mergeable_ranks == {}
+    texts = ["hello world", "Caf\u00e9 \u65e5\u672c 😀 `rm -rf /` https://example.com/x?y=1\n\n  next", "ab" * 500]
+    assert [tokens.count(t) for t in texts] == [_full_count(t, full) for t in texts]
+    assert tokens.count("hello world") == 2
+    ranks, long = tokens._get_ranks()  # read again on demand
+    assert len(ranks) == tokens.O200K_RANKS and len(long) == tokens.O200K_LONG
