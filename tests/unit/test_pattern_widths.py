@@ -105,7 +105,6 @@ def test_findings_identical_with_and_without_windows(monkeypatch, seed):
     docs = _docs(seed)
 
     def run():
-        directives._STATES.clear()
         return [
             [(f.rule, f.start, f.end, int(f.severity), f.message) for f in analyze(t, p, count_tokens=False).findings]
             for p, t in docs

@@ -11,7 +11,7 @@ import traceback
 from dataclasses import dataclass, field, replace
 from typing import overload
 
-from unveil.core import cost, frontmatter, kinds, markdown, tokens
+from unveil.core import cost, frontmatter, kinds, markdown, scope, tokens
 from unveil.core import grade as grading
 from unveil.core.checks import Context, all_checks
 from unveil.core.config import DEFAULT_SETTINGS, Settings
@@ -107,11 +107,19 @@ def analyze(
     as an ``UNV001`` error finding so nothing is left unscanned silently.
     ``incremental``: the document's :class:`unveil.core.incremental.DocumentCache` (the language
     server keeps one per open document), reused between versions; the result is the same.
+    What the checks share (model view, document state, decoded payloads) lives for this call
+    only (:mod:`unveil.core.scope`).
     """
+    with scope.analysis(incremental):
+        return _analyze(text, path, settings, rules, count_tokens, reader, resolve_imports, cancelled, incremental)
+
+
+def _analyze(text, path, settings, rules, count_tokens, reader, resolve_imports, cancelled, incremental) -> Analysis:
     if count_tokens:
         tokens.prepare(text)  # token budgets (TOK rules) need counts: available before the checks run
     doc = Document(text)
     if incremental is not None:
+        incremental.next_version()
         md = markdown.parse(doc, incremental.tokenize)
         fm = incremental.frontmatter(text)
     else:

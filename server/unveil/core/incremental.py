@@ -34,6 +34,11 @@ that reuse is exact:
   reads only the frontmatter block; it is reused while the text up to the body start and the
   block's span are unchanged.
 
+* **command judgements** (:attr:`DocumentCache.relocatable`, through :func:`relocatable`): the
+  findings of a code block, inline code or hook, and the escalation check's parsed commands,
+  keyed by the text, the shape of its offset map and the origin; exact because they depend on
+  where the text is only through a shift (tested), so a block moved by an edit above it gets
+  its previous results moved.
 * **the pattern rules' matches per window** (:attr:`DocumentCache.matches`, and
   ``escalation_matches`` for the escalation check's prose forms): a
   :class:`unveil.core.checks.literal_index.MatchMemo`, exact because a search's result is a
@@ -171,6 +176,12 @@ class DocumentCache:
 
         self.matches = MatchMemo()  # the directive patterns' matches per window (exact: see MatchMemo)
         self.escalation_matches = MatchMemo()  # the same for the escalation check's prose forms
+        self.relocatable = MatchMemo(max_entries=20_000)  # see relocatable(); advanced once per version
+
+    def next_version(self) -> None:
+        """Called once at the start of each version's analysis: the per-version memos that no
+        check advances itself (:attr:`relocatable`) keep what the last version used."""
+        self.relocatable.next_version()
 
     # -- frontmatter -------------------------------------------------------------------
     def frontmatter(self, text: str):
@@ -388,6 +399,35 @@ class DocumentCache:
 
 _SMALL = 256
 """Longest ``repr`` of an environment value other than a list or set that the inline reuse keys on."""
+
+
+def relocatable(kind: str, key: tuple, base: int, compute, shift):
+    """``compute()`` (a list of results that carry offsets into the document, all equal to
+    ``base`` plus something that does not depend on ``base``), memoised in the open document's
+    :class:`DocumentCache` (:func:`unveil.core.scope.document_cache`) by ``(kind, key)``; a
+    result computed when the same ``key`` was at another base is returned moved:
+    ``shift(item, base - old_base)`` of each item. ``key`` must hold every input of
+    ``compute`` other than ``base`` (the text judged, its offset map's shape from
+    :meth:`unveil.core.shell.OffsetMap.relative`, the origin). So after an edit, a code block
+    that did not change is not judged again, whether it is above the edit (same base) or below
+    it (same text and shape, a new base: the old results, moved). Exact when ``compute`` reads
+    nothing but ``key`` and ``base`` and its offsets move with ``base`` (tested over corpus code
+    blocks and generated commands). Without a document cache (the CLI), ``compute()``. Returns a
+    new list each time."""
+    from unveil.core import scope
+
+    cache = scope.document_cache()
+    if cache is None:
+        return compute()
+    k = (kind, key)
+    got = cache.relocatable.get(k)
+    if got is None:
+        items = compute()
+        cache.relocatable.put(k, (base, tuple(items)))
+        return list(items)
+    old_base, items = got
+    d = base - old_base
+    return [shift(x, d) for x in items] if d else list(items)
 
 
 def _snapshot(env: dict) -> tuple | None:

@@ -53,12 +53,15 @@ import bisect
 import html.entities
 import json
 import unicodedata
+from array import array
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
 import regex
+
+from unveil.core import scope as _scope
 
 # --------------------------------------------------------------------------------------------
 # Model view (moved here from unveil.core.context, which re-exports it)
@@ -73,12 +76,13 @@ class ModelView:
     """The normalised text ``text`` and its map back to the original.
 
     ``omap[i]`` is the original code-point offset of view character ``i`` (``None`` when the
-    view equals the original, i.e. pure ASCII). ``tag_runs`` are original ``(start, end)`` spans
+    view equals the original, i.e. pure ASCII): an ``array('q')``, 8 bytes per code point of the
+    view (a ``list`` of ``int`` took about 36). ``tag_runs`` are original ``(start, end)`` spans
     of decoded Unicode tag characters (hidden text).
     """
 
     text: str
-    omap: list[int] | None = None
+    omap: Sequence[int] | None = None
     tag_runs: list[tuple[int, int]] = field(default_factory=list)
     original_length: int = 0
 
@@ -105,27 +109,25 @@ class ModelView:
         return bisect.bisect_left(self.omap, orig)
 
 
-_LAST_VIEW: tuple = (None, None)
+_SHARE_MIN = 1024
 
 
 def model_view(text: str) -> ModelView:
-    """Build the :class:`ModelView` of ``text``. Linear time; ASCII runs are copied whole. The
-    view of the last text is kept (by identity): the context and decoder passes of one analysis
-    ask for the same one. Callers only read it."""
-    global _LAST_VIEW
-    last = _LAST_VIEW
-    if last[0] is text:
-        return last[1]
-    view = _model_view(text)
-    _LAST_VIEW = (text, view)
-    return view
+    """Build the :class:`ModelView` of ``text``. Linear time; ASCII runs are copied whole. Built
+    once per analysis (by identity of the text: :func:`unveil.core.scope.shared`): the context
+    and decoder passes of one analysis ask for the same one (texts under
+    :data:`_SHARE_MIN` code points, the sentences that other modules ask about, are built each
+    time: cheaper than the table entry). Callers only read it."""
+    if len(text) < _SHARE_MIN:
+        return _model_view(text)
+    return _scope.shared("model_view", text, None, lambda: _model_view(text))
 
 
 def _model_view(text: str) -> ModelView:
     if text.isascii():
         return ModelView(text, None, [], len(text))
     out: list[str] = []
-    omap: list[int] = []
+    omap = array("q")
     tag_runs: list[tuple[int, int]] = []
     pos = 0
     for m in _SPECIAL.finditer(text):

@@ -268,6 +268,15 @@ class OffsetMap:
         new = [(0, self(start))] + [(idx - start, off) for idx, off in pts[k + 1 :]]
         return OffsetMap(tuple(new), self.limit)
 
+    def relative(self) -> tuple[int, tuple]:
+        """``(base, shape)``: the offset of index 0 and the map with ``base`` subtracted from
+        every offset (and from the limit), so that two maps of the same shape at different places
+        differ only by ``base`` (a result computed through one is the other's, moved by the
+        difference of bases)."""
+        base = self.points[0][1]
+        lim = None if self.limit is None else (self.limit[0] - base, self.limit[1] - base)
+        return base, (tuple((i, o - base) for i, o in self.points), lim)
+
     def _lim(self, limit: tuple[int, int] | None) -> OffsetMap:
         return OffsetMap(self.points, limit)
 

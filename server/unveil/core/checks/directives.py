@@ -98,6 +98,7 @@ import regex
 
 from unveil.core import context as cx
 from unveil.core import rxcache
+from unveil.core import scope as _scope
 from unveil.core.checks import obfuscation
 from unveil.core.checks.literal_index import MEMO_MAX_TEXT as _MEMO_MAX_TEXT
 from unveil.core.checks.literal_index import WINDOW_MIN_TEXT as _WINDOW_MIN_TEXT
@@ -571,18 +572,17 @@ class DocState:
     targets: dict
     decoded: bool = False
     memo: _MatchMemo | None = None  # the open document's match memo (language server), else None
-
-
-_STATES: dict = {}
+    markdown: object = None  # the markdown layer it was built with (kept: the cache key holds its id)
 
 
 def doc_state(text: str, markdown=None, decoded: bool = False) -> DocState:
-    """The :class:`DocState` of ``text`` (cached for the last few texts, by identity of the text and
-    markdown layer, so the directives and obfuscation checks of one analysis share it)."""
-    key = (id(text), id(markdown), decoded)
-    got = _STATES.get(key)
-    if got is not None and got[0] is text and got[1] is markdown:
-        return got[2]
+    """The :class:`DocState` of ``text``, built once per analysis (by identity of the text and
+    markdown layer: :func:`unveil.core.scope.shared`), so the directives, clauses, prose and
+    obfuscation checks of one analysis share it; nothing outlives the analysis."""
+    return _scope.shared("doc_state", text, (id(markdown), decoded), lambda: _build_state(text, markdown, decoded))
+
+
+def _build_state(text: str, markdown, decoded: bool) -> DocState:
     from unveil.core.normalize import normalise
 
     dc = cx.doc_context(text, markdown)
@@ -595,11 +595,7 @@ def doc_state(text: str, markdown=None, decoded: bool = False) -> DocState:
         vt = _Target("view", view.text, view.orig_start, view.orig_end)
         vt.set_changed(_rewritten(reading), view)
         targets["view"] = vt
-    state = DocState(dc, reading, targets, decoded)
-    if len(_STATES) >= 6:
-        _STATES.pop(next(iter(_STATES)))
-    _STATES[key] = (text, markdown, state)
-    return state
+    return DocState(dc, reading, targets, decoded, markdown=markdown)
 
 
 def _rewritten(reading) -> list[tuple[int, int]]:

@@ -40,6 +40,7 @@ from unveil.core import shell
 from unveil.core.checks.commands.locate import SHELL_LANGS
 from unveil.core.checks.literal_index import MEMO_MAX_TEXT, Lines, near_literals
 from unveil.core.findings import Finding, Severity
+from unveil.core.incremental import relocatable
 from unveil.core.instruction import has_directive_word
 
 if sys.version_info >= (3, 11):
@@ -342,12 +343,12 @@ def check(ctx) -> list[Finding]:
         body = text[a:b]
         body = re.sub(r"(?m)^(\s*)\$ ", lambda m: m.group(1) + "  ", body)
         try:
-            script = shell.parse(body, a)
+            hits = _parsed_hits(body, a, cmds)
         except ImportError:
             raise
         except Exception:  # noqa: BLE001
             continue
-        for form, s, e in _command_hits(script, cmds):
+        for form, s, e in hits:
             out.append(_finding(form, form.severity, s, e, "A command in a code block", False, True))
     fence_starts = {a for a, _b in fences}
     for span in md.code:
@@ -364,12 +365,12 @@ def check(ctx) -> list[Finding]:
         lead_m = re.match(r"^\s*(?:\$\s+)?", code)
         lead = lead_m.end() if lead_m else 0
         try:
-            script = shell.parse(code[lead:], span.start + n + lead)
+            hits = _parsed_hits(code[lead:], span.start + n + lead, cmds)
         except ImportError:
             raise
         except Exception:  # noqa: BLE001
             continue
-        for form, s, e in _command_hits(script, cmds):
+        for form, s, e in hits:
             a, _b = _sentence_bounds(text, span.start, span.end)
             banned = _prohibited(text, a, span.start)
             sev = Severity.INFO if banned else form.severity
@@ -405,6 +406,21 @@ def check(ctx) -> list[Finding]:
                 )
             )
     return _dedupe(out)
+
+
+def _parsed_hits(code: str, base: int, cmds) -> list:
+    """``(form, start, end)`` of the command forms in ``code`` parsed as shell at ``base``;
+    in the language server, reused for a block that did not change (moved with it:
+    :func:`unveil.core.incremental.relocatable`; ``cmds``, the cached catalogue, is keyed by
+    identity)."""
+    return relocatable(
+        "escalation", (code, id(cmds)), base, lambda: _command_hits(shell.parse(code, base), cmds), _moved_hit
+    )
+
+
+def _moved_hit(hit: tuple, d: int) -> tuple:
+    form, s, e = hit
+    return (form, s + d, e + d)
 
 
 def _dedupe(found: list[Finding]) -> list[Finding]:

@@ -50,6 +50,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable
 
+from unveil.core import scope as _scope
 from unveil.core.findings import Finding, Severity
 
 CATEGORY = "obfuscation"
@@ -1272,18 +1273,16 @@ class DecodedDocument:
     budget: Budget
 
 
-_DOCS: dict = {}
-
-
 def decode_document(text: str) -> DecodedDocument:
     """Find, decode and rescan every encoded run of ``text`` (on its model view, so payloads split
     by zero-width characters or carried in tag characters are found), within :data:`MAX_RUNS`,
-    :data:`MAX_DECODED_CHARS` and :data:`MAX_DEPTH`. Cached for the last few texts (by identity)
-    so the directives and obfuscation checks of one analysis decode once. Never raises."""
-    key = (id(text), id(rescan))
-    got = _DOCS.get(key)
-    if got is not None and got[0] is text:
-        return got[1]
+    :data:`MAX_DECODED_CHARS` and :data:`MAX_DEPTH`. Built once per analysis (by identity of the
+    text: :func:`unveil.core.scope.shared`) so the directives and obfuscation checks of one
+    analysis decode once. Never raises."""
+    return _scope.shared("decoded", text, id(rescan), lambda: _decode_document(text))
+
+
+def _decode_document(text: str) -> DecodedDocument:
     budget = Budget()
     payloads: list[tuple[Decoded, list[Finding]]] = []
     try:
@@ -1309,11 +1308,7 @@ def decode_document(text: str) -> DecodedDocument:
         except Exception:  # noqa: BLE001
             hits = []
         payloads.append((d, hits))
-    doc = DecodedDocument(payloads, budget)
-    if len(_DOCS) >= 6:
-        _DOCS.pop(next(iter(_DOCS)))
-    _DOCS[key] = (text, doc)
-    return doc
+    return DecodedDocument(payloads, budget)
 
 
 def _line(text: str, offset: int) -> int:

@@ -12,6 +12,7 @@ from unveil.core.checks.commands.judge import judge_script
 from unveil.core.checks.commands.snippets import judge_snippet
 from unveil.core.checks.commands.vocabulary import CATEGORY, COMBO, RULE_TRUNCATED
 from unveil.core.findings import Finding, Severity
+from unveil.core.incremental import relocatable
 from unveil.core.shell import OffsetMap, Snippet
 
 log = logging.getLogger(__name__)
@@ -64,13 +65,25 @@ def command_findings(
     ``hidden``; ``hidden`` and ``decoded`` raise each finding one step). Never raises."""
     try:
         omap = base_offset if isinstance(base_offset, OffsetMap) else OffsetMap.at(base_offset)
-        if language == "shell":
-            hits = judge_script(shell.parse(text, omap), origin)
-        else:
-            hits = judge_snippet(Snippet(language, text, omap, "fence"), origin, judge_script)
-        return finalize(hits, origin, hidden=origin in ("hidden", "decoded"))
+        base, shape = omap.relative()
+        return relocatable(
+            "commands", (text, shape, origin, language), base, lambda: _judged(text, omap, origin, language), _moved
+        )
     except ImportError:
         raise  # tree-sitter missing: analyze() reports UNV001 (this check did not run) instead of silence
     except Exception as exc:  # noqa: BLE001 - one bad string never stops the analysis
         log.warning("command judgement failed: %s", exc, exc_info=True)
         return []
+
+
+def _judged(text: str, omap: OffsetMap, origin: str, language: str) -> list[Finding]:
+    if language == "shell":
+        hits = judge_script(shell.parse(text, omap), origin)
+    else:
+        hits = judge_snippet(Snippet(language, text, omap, "fence"), origin, judge_script)
+    return finalize(hits, origin, hidden=origin in ("hidden", "decoded"))
+
+
+def _moved(f: Finding, d: int) -> Finding:
+    """``f`` moved by ``d`` code points (command findings carry no fixes or related places)."""
+    return f.with_(start=f.start + d, end=f.end + d, data=dict(f.data))

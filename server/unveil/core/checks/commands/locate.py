@@ -17,6 +17,7 @@ from unveil.core.checks.commands.prose import prose_findings
 from unveil.core.checks.commands.vocabulary import KNOWN_COMMANDS
 from unveil.core.document import Document
 from unveil.core.findings import Finding
+from unveil.core.incremental import relocatable
 from unveil.core.markdown import Fence
 from unveil.core.shell import OffsetMap
 
@@ -212,7 +213,12 @@ def _normalised_command(code: str) -> bool:
     """Whether ``code`` parses as shell in which, after normalisation (quote removal, ``$IFS`` as
     a space, variables assigned in the span substituted, ``eval`` strings parsed), some command
     with an argument has a known name (:data:`KNOWN_COMMANDS`): ``c''url … | b''ash``,
-    ``curl${IFS}-s…``, ``a=cu; ${a}rl …``."""
+    ``curl${IFS}-s…``, ``a=cu; ${a}rl …``. In the language server, an answer is reused while the
+    document holds the same span (:func:`unveil.core.incremental.relocatable`)."""
+    return relocatable("normalised command", (code,), 0, lambda: [_names_a_command(code)], lambda x, d: x)[0]
+
+
+def _names_a_command(code: str) -> bool:
     script = shell.parse(code)
     for s in [script, *script.line_scripts]:
         for c in s.commands():

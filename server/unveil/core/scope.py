@@ -1,0 +1,71 @@
+"""What the checks of one analysis share, and nothing longer: per-text data (the model view, the
+pattern rules' document state, the decoded payloads) that several checks of one
+:func:`unveil.core.analyze.analyze` call build from the same text, kept for that call only.
+
+Before, each of these was kept in a module-level table of "the last few texts" (by identity), so
+a long-running process (the language server) held the last six versions of whatever it had
+analysed: about 20 MiB per version of the 294 KB corpus file (its model view's offset map alone
+is one Python ``int`` per code point), 185 MiB after thirty edits of it. Now the table lives as
+long as the analysis that filled it.
+
+Shape: a ``dict`` per analysis, in a :class:`contextvars.ContextVar`, so analyses on different
+threads (the server's workers) and nested ones (an ``@import`` analysed inside its importer's
+analysis) each see their own. Outside any :func:`analysis` block, :func:`table` is ``None`` and
+callers compute without caching (same results, nothing kept).
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Callable, Iterator, TypeVar
+
+T = TypeVar("T")
+
+_CURRENT: ContextVar[dict | None] = ContextVar("unveil_analysis_scope", default=None)
+
+
+_DOCUMENT = "document cache"
+
+
+@contextmanager
+def analysis(document_cache=None) -> Iterator[dict]:
+    """Open a fresh table for the checks run inside the block; it is dropped on exit (the
+    enclosing block's table, if any, is current again). ``document_cache``: the analysed
+    document's :class:`unveil.core.incremental.DocumentCache` (the language server's, kept
+    across versions), which :func:`document_cache` then returns to code that has no context
+    object (the command judges)."""
+    token = _CURRENT.set({_DOCUMENT: document_cache} if document_cache is not None else {})
+    try:
+        yield _CURRENT.get()  # type: ignore[misc]
+    finally:
+        _CURRENT.reset(token)
+
+
+def table() -> dict | None:
+    """The current analysis' table, or ``None`` outside :func:`analysis`."""
+    return _CURRENT.get()
+
+
+def document_cache():
+    """The current analysis' document cache (see :func:`analysis`), or ``None`` (the CLI, or
+    outside an analysis)."""
+    t = _CURRENT.get()
+    return None if t is None else t.get(_DOCUMENT)
+
+
+def shared(kind: str, text: str, extra: object, build: Callable[[], T]) -> T:
+    """``build()``, computed once per (``kind``, identity of ``text``, ``extra``) in the current
+    analysis (``extra`` is compared by identity or value, as a dict key). ``text`` itself is kept
+    in the entry, so its identity cannot be reused for another string while the entry lives.
+    Outside an analysis, ``build()`` every time."""
+    t = _CURRENT.get()
+    if t is None:
+        return build()
+    key = (kind, id(text), extra)
+    got = t.get(key)
+    if got is not None and got[0] is text:
+        return got[1]
+    value = build()
+    t[key] = (text, value)
+    return value
