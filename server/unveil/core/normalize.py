@@ -53,7 +53,6 @@ import bisect
 import html.entities
 import json
 import unicodedata
-from array import array
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -71,18 +70,79 @@ _SPECIAL = regex.compile(r"[^\x00-\x7f]+")
 _IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
 
 
+class RunMap:
+    """A non-decreasing map from view offsets ``0 .. len - 1`` to original offsets, held as runs:
+    run ``k`` starts at view offset ``v[k]`` and maps view offset ``i`` to
+    ``o[k] + (i - v[k]) * step[k]`` (``step`` 1: copied text; 0: the code points one original
+    code point became under NFKC). Memory and build time grow with the number of runs (about one
+    per dropped or expanded code point), not with the text: a list of offsets per code point
+    took about 36 bytes each and most of the model view's build time. Indexing is a list's
+    (negative offsets count from the end; ``IndexError`` outside)."""
+
+    __slots__ = ("v", "o", "step", "n", "_last")
+
+    def __init__(self) -> None:
+        self.v: list[int] = []
+        self.o: list[int] = []
+        self.step: list[int] = []
+        self.n = 0
+        self._last: list[int] | None = None
+
+    def add(self, orig: int, count: int, step: int = 1) -> None:
+        """Append ``count`` view offsets starting at original offset ``orig`` (``step`` as above)."""
+        if count <= 0:
+            return
+        if count == 1:
+            step = 1
+        v, o, st = self.v, self.o, self.step
+        if v and st[-1] == 1 and step == 1 and o[-1] + (self.n - v[-1]) == orig:
+            self.n += count
+            return
+        v.append(self.n)
+        o.append(orig)
+        st.append(step)
+        self.n += count
+        self._last = None
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> int:
+        """As a list's item: a negative ``i`` counts from the end."""
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        k = bisect.bisect_right(self.v, i) - 1
+        return self.o[k] + (i - self.v[k]) * self.step[k]
+
+    def first_at_or_after(self, orig: int) -> int:
+        """The first view offset whose original offset is ``>= orig`` (``len`` if none): what
+        ``bisect_left`` gives on the per-code-point list."""
+        last = self._last
+        if last is None:
+            v, o, st, n = self.v, self.o, self.step, self.n
+            ends = v[1:] + [n]
+            last = self._last = [o[k] + (ends[k] - v[k] - 1) * st[k] for k in range(len(v))]
+        k = bisect.bisect_left(last, orig)
+        if k == len(last):
+            return self.n
+        if self.step[k] == 1:
+            return self.v[k] + max(0, orig - self.o[k])
+        return self.v[k]
+
+
 @dataclass
 class ModelView:
     """The normalised text ``text`` and its map back to the original.
 
     ``omap[i]`` is the original code-point offset of view character ``i`` (``None`` when the
-    view equals the original, i.e. pure ASCII): an ``array('q')``, 8 bytes per code point of the
-    view (a ``list`` of ``int`` took about 36). ``tag_runs`` are original ``(start, end)`` spans
-    of decoded Unicode tag characters (hidden text).
+    view equals the original, i.e. pure ASCII): a :class:`RunMap`. ``tag_runs`` are original
+    ``(start, end)`` spans of decoded Unicode tag characters (hidden text).
     """
 
     text: str
-    omap: Sequence[int] | None = None
+    omap: RunMap | None = None
     tag_runs: list[tuple[int, int]] = field(default_factory=list)
     original_length: int = 0
 
@@ -99,14 +159,14 @@ class ModelView:
         if self.omap is None:
             return i
         if i <= 0:
-            return self.omap[0] if self.omap else 0
+            return self.omap[0] if len(self.omap) else 0
         return self.omap[min(i, len(self.omap)) - 1] + 1
 
     def view_offset(self, orig: int) -> int:
         """First view offset whose original offset is ``>= orig``."""
         if self.omap is None:
             return orig
-        return bisect.bisect_left(self.omap, orig)
+        return self.omap.first_at_or_after(orig)
 
 
 _SHARE_MIN = 1024
@@ -127,13 +187,13 @@ def _model_view(text: str) -> ModelView:
     if text.isascii():
         return ModelView(text, None, [], len(text))
     out: list[str] = []
-    omap = array("q")
+    omap = RunMap()
     tag_runs: list[tuple[int, int]] = []
     pos = 0
     for m in _SPECIAL.finditer(text):
         if m.start() > pos:
             out.append(text[pos : m.start()])
-            omap.extend(range(pos, m.start()))
+            omap.add(pos, m.start() - pos)
         run_start = None
         for i in range(m.start(), m.end()):
             ch = text[i]
@@ -143,7 +203,7 @@ def _model_view(text: str) -> ModelView:
                     run_start = i
                 if 0xE0020 <= cp <= 0xE007E:
                     out.append(chr(cp - 0xE0000))
-                    omap.append(i)
+                    omap.add(i, 1)
                 continue
             if run_start is not None:
                 tag_runs.append((run_start, i))
@@ -152,13 +212,13 @@ def _model_view(text: str) -> ModelView:
                 continue
             norm = unicodedata.normalize("NFKC", ch)
             out.append(norm)
-            omap.extend([i] * len(norm))
+            omap.add(i, len(norm), 0)
         if run_start is not None:
             tag_runs.append((run_start, m.end()))
         pos = m.end()
     if pos < len(text):
         out.append(text[pos:])
-        omap.extend(range(pos, len(text)))
+        omap.add(pos, len(text) - pos)
     return ModelView("".join(out), omap, tag_runs, len(text))
 
 

@@ -1,0 +1,86 @@
+"""The model view's map back to the original (:class:`unveil.core.normalize.RunMap`, runs instead
+of one offset per code point) answers exactly as the per-code-point list it replaced: every
+offset, range start and end (negative and past-the-end offsets included, errors included) and
+every reverse lookup, over a generated family of texts with tag characters, ignorables, NFKC
+expansions, combining marks and CJK."""
+
+from __future__ import annotations
+
+import bisect
+import random
+import unicodedata
+
+import pytest
+
+from unveil.core import normalize as N
+
+ALPHABET = list("ab c\n") + [
+    "é", "\u200b", "\u00ad", "ﬁ", "①", "\U000e0041", "\U000e0001", "\U000e007f", "\u0301", "日", "㍿", "\ufeff", "ǅ", "ﷺ",
+]  # fmt: skip
+
+
+def _per_code_point(text: str) -> list[int] | None:
+    """The map as the earlier implementation built it: one original offset per view code point."""
+    if text.isascii():
+        return None
+    omap: list[int] = []
+    pos = 0
+    for m in N._SPECIAL.finditer(text):
+        omap.extend(range(pos, m.start()))
+        for i in range(m.start(), m.end()):
+            cp = ord(text[i])
+            if 0xE0000 <= cp <= 0xE007F:
+                if 0xE0020 <= cp <= 0xE007E:
+                    omap.append(i)
+                continue
+            if N._IGNORABLE.match(text[i]):
+                continue
+            omap.extend([i] * len(unicodedata.normalize("NFKC", text[i])))
+        pos = m.end()
+    omap.extend(range(pos, len(text)))
+    return omap
+
+
+def _outcome(f, *args):
+    try:
+        return f(*args)
+    except IndexError:
+        return IndexError
+
+
+def _ref_start(ol: list[int], n: int, i: int) -> int:
+    return n if i >= len(ol) else ol[i]
+
+
+def _ref_end(ol: list[int], i: int) -> int:
+    return (ol[0] if ol else 0) if i <= 0 else ol[min(i, len(ol)) - 1] + 1
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_run_map_answers_as_the_per_code_point_list(seed):
+    rnd = random.Random(seed)
+    mapped = 0
+    for _ in range(1500):
+        t = "".join(rnd.choice(ALPHABET) for _ in range(rnd.randrange(0, 40)))
+        v = N._model_view(t)
+        ol = _per_code_point(t)
+        if ol is None:
+            assert v.omap is None
+            continue
+        mapped += 1
+        assert len(v.omap) == len(ol) == len(v.text)
+        for i in range(-len(ol) - 2, len(ol) + 3):
+            assert _outcome(v.orig_start, i) == _outcome(_ref_start, ol, len(t), i)
+            assert _outcome(v.orig_end, i) == _outcome(_ref_end, ol, i)
+        for o in range(-2, len(t) + 3):
+            assert v.view_offset(o) == bisect.bisect_left(ol, o)
+    assert mapped > 1000
+
+
+def test_run_map_is_a_few_runs_for_a_long_text():
+    text = ("Plain prose with a café and a naïve résumé.\n" * 5000) + "ﬁ\u200b"
+    v = N._model_view(text)
+    assert len(v.omap) == len(text) - 1 + 1  # the ligature expands to two, the zero-width space is dropped
+    assert len(v.omap.v) == 2  # one run of copied text, one for the expansion
+    assert v.orig_start(len(text) - 2) == len(text) - 2 and v.orig_start(len(text) - 1) == len(text) - 2
+    assert v.view_offset(len(text) - 1) == len(v.text)
