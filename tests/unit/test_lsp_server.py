@@ -137,3 +137,19 @@ def test_a_server_made_without_run_never_waits():
     from unveil.lsp import server as server_mod
 
     assert server_mod._WARMED.is_set()
+
+
+def test_only_the_most_recently_analysed_documents_keep_an_incremental_cache():
+    from unveil.lsp import server as server_mod
+
+    server = create_server()
+    uris = [f"file:///w/{i}.md" for i in range(server_mod.INCREMENTAL_DOCUMENTS + 3)]
+    caches = {u: server._document_cache(u) for u in uris}
+    kept = list(server._incremental)
+    assert kept == uris[3:]  # the three analysed first lost theirs
+    assert server._document_cache(uris[5]) is caches[uris[5]]  # reused, and now the most recent
+    assert list(server._incremental)[-1] == uris[5]
+    again = server._document_cache(uris[0])  # a dropped one gets a new, empty cache
+    assert again is not caches[uris[0]] and again.stats.blocks_reused == 0
+    assert len(server._incremental) == server_mod.INCREMENTAL_DOCUMENTS
+    assert uris[3] not in server._incremental  # the least recent went out for it
