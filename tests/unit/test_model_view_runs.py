@@ -84,3 +84,13 @@ def test_run_map_is_a_few_runs_for_a_long_text():
     assert len(v.omap.v) == 2  # one run of copied text, one for the expansion
     assert v.orig_start(len(text) - 2) == len(text) - 2 and v.orig_start(len(text) - 1) == len(text) - 2
     assert v.view_offset(len(text) - 1) == len(v.text)
+
+
+def test_a_lookup_before_the_map_is_complete_does_not_go_stale():
+    m = N.RunMap()
+    m.add(0, 5)
+    assert m.first_at_or_after(7) == 5  # past the end so far
+    m.add(5, 5)  # merged into the same run
+    assert m.first_at_or_after(7) == 7
+    m.add(20, 3, 0)  # a new run
+    assert m.first_at_or_after(15) == 10 and m[11] == 20

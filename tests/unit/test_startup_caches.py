@@ -411,3 +411,50 @@ def test_the_full_load_releases_the_python_ranks_and_still_counts(monkeypatch, u
     assert tokens.count("hello world") == 2
     ranks, long = tokens._get_ranks()  # read again on demand
     assert len(ranks) == tokens.O200K_RANKS and len(long) == tokens.O200K_LONG
+
+
+def test_a_prepare_that_read_the_ranks_before_the_full_load_keeps_no_subsets(monkeypatch, unloaded):
+    """A race found in review: a prepare() descheduled after reading the ranks, while the full
+    load finishes and releases them, must not store subsets (and the ranks with them) after."""
+    monkeypatch.setattr(tokens, "_ranks", None)
+    monkeypatch.setattr(tokens, "_long", None)
+    got, go_on = threading.Event(), threading.Event()
+    real_get = tokens._get_ranks
+
+    def hooked():
+        r = real_get()
+        if threading.current_thread().name == "P":
+            got.set()
+            go_on.wait(30)
+        return r
+
+    monkeypatch.setattr(tokens, "_get_ranks", hooked)
+    p = threading.Thread(target=tokens.prepare, name="P")
+    p.start()
+    assert got.wait(30)
+    full = threading.Thread(target=tokens._load_now, name="L")  # the full load, as count() past the budget
+    full.start()
+    full.join(60)
+    assert tokens._encoding is not None and tokens._ranks is None
+    go_on.set()
+    p.join(30)
+    assert tokens._subsets is None and tokens._ranks is None and tokens._long is None
+    assert tokens.count("hello world") == 2
+
+
+def test_counting_works_in_other_threads_while_the_ranks_are_released(monkeypatch, unloaded):
+    assert tokens.prepare() is True and tokens.count("hello world", wait=False) == 2  # subsets
+    seen = []
+    real = tokens._release_ranks
+
+    def hooked(enc):
+        real(enc)
+        t = threading.Thread(
+            target=lambda: seen.append((tokens.ready(), tokens.count("hello there world", wait=False)))
+        )
+        t.start()
+        t.join(30)
+
+    monkeypatch.setattr(tokens, "_release_ranks", hooked)
+    tokens._load_now()
+    assert seen == [(True, 3)]

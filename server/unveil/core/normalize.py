@@ -95,6 +95,7 @@ class RunMap:
         if count == 1:
             step = 1
         v, o, st = self.v, self.o, self.step
+        self._last = None
         if v and st[-1] == 1 and step == 1 and o[-1] + (self.n - v[-1]) == orig:
             self.n += count
             return
@@ -102,7 +103,6 @@ class RunMap:
         o.append(orig)
         st.append(step)
         self.n += count
-        self._last = None
 
     def __len__(self) -> int:
         return self.n
@@ -177,10 +177,11 @@ def model_view(text: str) -> ModelView:
     once per analysis (by identity of the text: :func:`unveil.core.scope.shared`): the context
     and decoder passes of one analysis ask for the same one (texts under
     :data:`_SHARE_MIN` code points, the sentences that other modules ask about, are built each
-    time: cheaper than the table entry). Callers only read it."""
+    time: cheaper than the table entry; at most six are kept, the document's and those of the
+    latest decoded payloads). Callers only read it."""
     if len(text) < _SHARE_MIN:
         return _model_view(text)
-    return _scope.shared("model_view", text, None, lambda: _model_view(text))
+    return _scope.shared("model_view", text, None, lambda: _model_view(text), keep=6)
 
 
 def _model_view(text: str) -> ModelView:

@@ -25,7 +25,7 @@ T = TypeVar("T")
 _CURRENT: ContextVar[dict | None] = ContextVar("unveil_analysis_scope", default=None)
 
 
-_DOCUMENT = "document cache"
+_DOCUMENT = " document cache"  # not a kind: kinds are plain names
 
 
 @contextmanager
@@ -54,18 +54,26 @@ def document_cache():
     return None if t is None else t.get(_DOCUMENT)
 
 
-def shared(kind: str, text: str, extra: object, build: Callable[[], T]) -> T:
+def shared(kind: str, text: str, extra: object, build: Callable[[], T], keep: int | None = None) -> T:
     """``build()``, computed once per (``kind``, identity of ``text``, ``extra``) in the current
     analysis (``extra`` is compared by identity or value, as a dict key). ``text`` itself is kept
     in the entry, so its identity cannot be reused for another string while the entry lives.
-    Outside an analysis, ``build()`` every time."""
+    ``keep``: at most this many entries of ``kind`` are kept, the oldest dropped first (the
+    decoded payloads of one document can be many: each payload's state is shared by the checks
+    that rescan it right after one another, not for the whole analysis). Outside an analysis,
+    ``build()`` every time."""
     t = _CURRENT.get()
     if t is None:
         return build()
-    key = (kind, id(text), extra)
-    got = t.get(key)
+    entries = t.get(kind)
+    if entries is None:
+        entries = t[kind] = {}
+    key = (id(text), extra)
+    got = entries.get(key)
     if got is not None and got[0] is text:
         return got[1]
     value = build()
-    t[key] = (text, value)
+    entries[key] = (text, value)
+    if keep is not None and len(entries) > keep:
+        del entries[next(iter(entries))]
     return value

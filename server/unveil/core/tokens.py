@@ -227,12 +227,13 @@ def _load() -> None:
         if _encoding is None:
             ranks, _ = _get_ranks()
             _encoding = _encoding_of(ranks)
-            _release_ranks(_encoding)
         load_seconds = time.perf_counter() - started
     except BaseException as exc:  # noqa: BLE001 - reported to every caller of count()
         _error = exc
     finally:
         _done.set()
+    if _encoding is not None:
+        _release_ranks(_encoding)  # after _done: ready() stays true throughout
 
 
 def _release_ranks(enc: tiktoken.Encoding) -> None:
@@ -343,8 +344,14 @@ def _prepare() -> bool:
                 _done.set()
         return False
     with _lock:
-        if _subsets is None:
-            _subsets = _Subsets(ranks, long)
+        if _done.is_set() and _encoding is not None:
+            full = _encoding  # the full encoding arrived meanwhile: no subsets, keep no ranks
+        else:
+            full = None
+            if _subsets is None:
+                _subsets = _Subsets(ranks, long)
+    if full is not None:
+        _release_ranks(full)
     return True
 
 
@@ -464,22 +471,25 @@ CHUNK_CHARS = 50_000
 a ``BaseException``) on about 1,000,000 spaces without a line break: its pre-tokenizer regex
 overflows. :func:`count` therefore encodes bounded chunks and adds the counts."""
 
-_CUT = regex.compile(r"(?s).*[\p{L}\p{N}](?=\s)")
+_CUT = re.compile(r"(?s).*[A-Za-z0-9](?=[ \t\n\r])")
 
 
 def chunks(text: str, limit: int = CHUNK_CHARS) -> list[str]:
     r"""``text`` cut into pieces of at most ``limit`` code points whose concatenation is ``text``.
 
-    Each cut is made just before a whitespace character that follows a letter or digit
-    (``\p{L}``, ``\p{N}``): no alternative of :data:`O200K_PAT` matches a letter or digit and
-    then whitespace (letter runs end at a letter, mark or contraction, digit runs at a digit, and
-    the punctuation alternative cannot take a letter), so a pre-token boundary falls there and
-    the summed count equals the whole text's count. (Until 2026-12 the cut followed any
+    Each cut is made just before an ASCII space, tab or line break that follows an ASCII letter or
+    digit: no alternative of :data:`O200K_PAT` matches a letter or digit and then whitespace
+    (letter runs end at a letter, mark or contraction, digit runs at a digit, and the
+    punctuation alternative cannot take a letter), so a pre-token boundary falls there and the
+    summed count equals the whole text's count. Only ASCII is trusted: which other code points
+    are letters depends on the Unicode version of tiktoken's pre-tokenizer, and a code point it
+    takes for punctuation joins the line feeds after it (a review found 268 such code points,
+    assigned since Python 3.11's Unicode 14.0). (Until 2026-12 the cut followed any
     non-whitespace character, which split a punctuation run from the line feeds that
-    ``[\r\n/]*`` joins to it: one token too many per such cut.) A piece with no such place (one
-    run of ``limit`` spaces or letters) is cut at ``limit``, which can change the total by a few
-    tokens at that join (a split run of spaces or a split word costs at most one or two extra
-    tokens per cut)."""
+    ``[\r\n/]*`` joins to it: one token too many per such cut.) A piece with no such place (a
+    run of ``limit`` code points without an ASCII word character before ASCII whitespace) is cut
+    at ``limit``, which can change the total by a few tokens at that join (a split run of spaces
+    or a split word costs at most one or two extra    tokens per cut)."""
     if len(text) <= limit:
         return [text]
     out: list[str] = []

@@ -579,7 +579,9 @@ def doc_state(text: str, markdown=None, decoded: bool = False) -> DocState:
     """The :class:`DocState` of ``text``, built once per analysis (by identity of the text and
     markdown layer: :func:`unveil.core.scope.shared`), so the directives, clauses, prose and
     obfuscation checks of one analysis share it; nothing outlives the analysis."""
-    return _scope.shared("doc_state", text, (id(markdown), decoded), lambda: _build_state(text, markdown, decoded))
+    if decoded:  # a payload's state: shared by its rescans, which run one after another
+        return _scope.shared("decoded state", text, id(markdown), lambda: _build_state(text, markdown, True), keep=6)
+    return _scope.shared("doc_state", text, id(markdown), lambda: _build_state(text, markdown, False))
 
 
 def _build_state(text: str, markdown, decoded: bool) -> DocState:
