@@ -909,10 +909,12 @@ def machine() -> dict:
     }
 
 
-def commit() -> str:
+def commit(where: Path = ROOT) -> str:
+    """``git describe --always --dirty`` of the checkout holding ``where`` (the one measured:
+    with ``--pythonpath``, the other checkout's)."""
     try:
         r = subprocess.run(
-            ["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True, timeout=10
+            ["git", "-C", str(where), "describe", "--always", "--dirty"], capture_output=True, text=True, timeout=10
         )
         return r.stdout.strip() or "unknown"
     except (OSError, subprocess.SubprocessError):
@@ -1247,7 +1249,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"bench: unveil package {pkg} byte-compiled", file=sys.stderr)
     report: dict[str, Any] = {
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": commit() + (f" (PYTHONPATH={args.pythonpath})" if args.pythonpath else ""),
+        "commit": commit(Path(args.pythonpath)) + " (another checkout)" if args.pythonpath else commit(),
         "machine": machine(),
         "agnix_found": how,
         "unveil_package": pkg,
