@@ -110,7 +110,13 @@ from unveil.core.checks.literal_index import in_windows as _in_windows
 from unveil.core.checks.literal_index import may_match as _may_match
 from unveil.core.checks.literal_index import records as _records
 from unveil.core.checks.literal_index import word_index as _word_index
-from unveil.core.checks.pattern_analysis import lookbehind_reach, match_width, required_literals, single_line  # noqa: F401
+from unveil.core.checks.pattern_analysis import (  # noqa: F401
+    lookbehind_reach,
+    match_width,
+    reach_bound,
+    required_literals,
+    single_line,
+)
 from unveil.core.findings import Finding, Severity
 from unveil.core.rules import Rule, RuleSet, bundled_rules, load_rule_files
 
@@ -187,7 +193,8 @@ class PatternRule:
     """Per pattern: ``True`` when no match (lookarounds included) can cross a line break (see
     :func:`single_line`), so the pattern may run on candidate lines only."""
     reaches: list = field(default_factory=list)
-    """Per pattern: its :func:`lookbehind_reach` (``None``: unknown; its matches are not memoised)."""
+    """Per pattern: its :func:`reach_bound` (code points, or class runs for a variable-width
+    lookbehind; ``None``: unknown, its matches are not memoised)."""
     raw_too: bool | None = None
     """Whether the rule also runs on the model view (:func:`needs_raw`; computed on first use)."""
 
@@ -300,7 +307,7 @@ def compile_rule(rule: Rule, analysis: tuple | None = None) -> PatternRule:
             [required_literals(p.pattern, p.flags) for p in compiled],
             [single_line(p.pattern, p.flags) for p in compiled],
             [match_width(p.pattern, p.flags) for p in compiled],
-            [lookbehind_reach(p.pattern, p.flags) for p in compiled],
+            [reach_bound(p.pattern, p.flags) for p in compiled],
         )
     return PatternRule(
         rule=rule,
@@ -317,7 +324,7 @@ def compile_rule(rule: Rule, analysis: tuple | None = None) -> PatternRule:
         prefilters=list(analysis[0]),
         single_line=list(analysis[1]),
         widths=list(analysis[2]),
-        reaches=list(analysis[3]) if len(analysis) > 3 else [lookbehind_reach(p.pattern, p.flags) for p in compiled],
+        reaches=list(analysis[3]) if len(analysis) > 3 else [reach_bound(p.pattern, p.flags) for p in compiled],
     )
 
 
@@ -835,9 +842,10 @@ def _scan_pattern(
                 windows = lines.chunk_windows(bounds)
             elif i < len(pr.single_line) and pr.single_line[i]:
                 windows_spans = lines.chunks()
+    reach = _reach_in(pr, i, t) if state.memo is not None else None
     for attempt in (0, 1):
         cpu0 = time.thread_time()
-        got = _match_pattern(pr, pat, t, state, timeout, spans, out, windows, windows_spans, _reach(pr, i))
+        got = _match_pattern(pr, pat, t, state, timeout, spans, out, windows, windows_spans, reach)
         if got is None:
             return None
         stalled = time.thread_time() - cpu0 < timeout / 2
@@ -887,8 +895,20 @@ def _match_pattern(
 
 
 def _reach(pr: PatternRule, i: int) -> int | None:
-    """The cached :func:`lookbehind_reach` of pattern ``i`` of ``pr``."""
-    return pr.reaches[i] if i < len(pr.reaches) else lookbehind_reach(pr.patterns[i].pattern, pr.patterns[i].flags)
+    """The cached :func:`reach_bound` of pattern ``i`` of ``pr``."""
+    return pr.reaches[i] if i < len(pr.reaches) else reach_bound(pr.patterns[i].pattern, pr.patterns[i].flags)
+
+
+def _reach_in(pr: PatternRule, i: int, t: "_Target") -> int | None:
+    """:func:`_reach` of pattern ``i`` in code points for the text of ``t``: a reach in class
+    runs is evaluated on its line index (``None`` when that is unusable)."""
+    r = _reach(pr, i)
+    if not isinstance(r, tuple):
+        return r
+    lines = t.line_index()
+    if not lines.ok:
+        return None
+    return sum(c * lines.longest_run(k) for k, c in r)
 
 
 def _collapse(s: str) -> str:

@@ -359,12 +359,15 @@ def _run_key(items, dotall: bool) -> str | None:
         return r"[\s\w]"
     if all(_in_class(c[4][0], c[4][1], _NON_WORD) for c in chars):
         return r"\W"
+    if all(_in_class(c[4][0], c[4][1], _NON_WORD, _UNDERSCORE) for c in chars):
+        return r"[\W_]"  # markdown lead-ins: "^[\s>*_-]*", "[\s*_#>-]*"
     if all(_in_class(c[4][0], c[4][1], _WORD_OR_WS, _HYPHEN) for c in chars):
         return r"[\s\w-]"  # options: "sudo -u x -H cmd", "(?:-\w+\s+)*"
     return None
 
 
 _HYPHEN = frozenset({ord("-")})
+_UNDERSCORE = frozenset({ord("_")})
 
 
 _WORD_OR_WS = regex.compile(r"[\s\w]", _FLAGS)
@@ -539,6 +542,66 @@ def _reach(items) -> int | None:
                 return None
             best = max(best, r)
     return best
+
+
+def _reach_width(items, dotall: bool) -> dict[str, int] | None:
+    """:func:`_reach` as a width dict (see :func:`match_width`): the most code points the
+    lookbehinds of the parsed ``items`` read before the match start, with an unbounded repeat
+    bounded by the longest run of its class; ``None`` when unknown."""
+    best: dict[str, int] | None = {}
+    for op, av in items:
+        if op in (_sre_c.ASSERT, _sre_c.ASSERT_NOT):
+            direction, sub = av
+            r = _reach_width(sub, dotall)
+            if direction < 0:
+                r = _w_add(r, _width(sub, dotall, False))
+            best = _w_max(best, r)
+        elif op in _LEAVES:
+            continue
+        else:
+            if op is _sre_c.SUBPATTERN:
+                add, rem = av[1], av[2]
+                subs, d = [av[-1]], (dotall or bool(add & re.DOTALL)) and not (rem & re.DOTALL)
+            elif _ATOMIC is not None and op is _ATOMIC:
+                subs, d = [av], dotall
+            elif op in _REPEATS:
+                subs, d = [av[2]], dotall
+            elif op is _sre_c.BRANCH:
+                subs, d = av[1], dotall
+            elif op is _sre_c.GROUPREF_EXISTS:
+                subs, d = [s for s in av[1:] if s is not None], dotall
+            else:  # anything unknown
+                return None
+            for s in subs:
+                best = _w_max(best, _reach_width(s, d))
+        if best is None:
+            return None
+    return best
+
+
+@lru_cache(maxsize=4096)
+def reach_bound(pattern: str, flags: int = 0):
+    """How far before its start a match of ``pattern`` reads: :func:`lookbehind_reach` (an
+    ``int``, code points) when that is known; else, for a variable-width lookbehind such as
+    ``(?<=^[\\s>*_-]*)``, a tuple of ``(class source, coefficient)`` pairs as in
+    :func:`match_width` (sum(coefficient * longest run of that class in the searched text)
+    code points); ``None`` when unbounded or unsure. Never raises."""
+    r = lookbehind_reach(pattern, flags)
+    if r is not None:
+        return r
+    try:
+        if _NO_PREFILTER.search(pattern) or _FLAG_CHANGE.search(pattern) or flags & regex.DOTALL:
+            return None
+        parsed = _parse(pattern, flags)
+        w = _reach_width(list(parsed), bool(parsed.state.flags & re.DOTALL))
+        if w is None:
+            return None
+        for k in w:
+            if k:
+                regex.compile(k, _FLAGS)
+    except Exception:  # noqa: BLE001 - any doubt: no memo
+        return None
+    return tuple(sorted(w.items()))
 
 
 @lru_cache(maxsize=4096)
