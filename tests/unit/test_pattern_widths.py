@@ -30,6 +30,9 @@ from unveil.core.checks import pattern_analysis as pa
         (r"(?:[\w-]+/)*", True),
         (r"(?:[^a]-)+", False),
         (r"(?:\s+--(?:force|recursive))+", True),
+        (r"^[\s>*_-]*(?:ai|gpt)\s*:", True),  # a markdown lead-in: the [\W_] class
+        (r"(?:^|\[)[\s*_#>-]*root[\s*_\]]*:", True),
+        (r"^[\s>*_a-]*x", False),  # a letter in the run: no shared class
     ],
 )
 def test_which_patterns_get_a_width(pattern, bounded):
@@ -40,6 +43,31 @@ def test_an_option_run_is_bounded_by_the_word_space_hyphen_class():
     width, reach = pa.match_width(r"\bsudo\s+(?:-\w+\s+)*-S\b", pa._FLAGS)
     assert dict(width) == {"": 6, "[\\s\\w-]": 1, "\\s": 1}
     assert dict(reach) == {"": 8, "[\\s\\w-]": 1, "\\s": 1}
+
+
+def test_a_markdown_lead_in_is_bounded_by_the_non_word_or_underscore_class():
+    width, _reach = pa.match_width(r"^[\s>*_-]*(?:ai|gpt)\s*[*_]*\s*:", pa._FLAGS)
+    assert dict(width) == {"": 4, "[\\W_]": 1, "\\S": 1, "\\s": 2}  # "[*_]*" holds no space: \\S
+
+
+def test_the_lead_in_width_bounds_every_match_of_a_generated_family():
+    """Random quote, list, emphasis and heading marks before a role name: every match is no
+    longer than the width evaluated on the text."""
+    rnd = random.Random(9)
+    # underscores between spaces: the runs of \\W, \\S and \\s stay short, the lead-in does not
+    marks = ["> ", " ", "* ", "_ ", " _", "- ", "# ", "\t", "** ", "__ ", "> - ", "\u00a0"]
+    lines = []
+    for _ in range(400):
+        lead = "".join(rnd.choice(marks) for _ in range(rnd.randrange(40)))
+        lines.append(lead + rnd.choice(["ai", "GPT", "root", "system"]) + rnd.choice(["", " ", "**", "_ "]) + ": go")
+    text = "\n".join(lines)
+    for pattern in (r"^[\s>*_-]*(?:ai|gpt)\s*[*_]*\s*:", r"(?:^|\[)[\s*_#>-]*(?:system|root)[\s*_\]]*:\s*"):
+        width, _ = pa.match_width(pattern, pa._FLAGS)
+        bound = sum(c * (1 if not k else _longest(k, text)) for k, c in width)
+        found = list(regex.finditer(pattern, text, pa._FLAGS))
+        assert len(found) > 40  # "#" stops the first pattern
+        for m in found:
+            assert m.end() - m.start() <= bound, (pattern, m.group())
 
 
 def _longest(cls: str, text: str) -> int:
