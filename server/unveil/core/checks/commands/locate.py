@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from functools import lru_cache
 
 from unveil.core import shell
 from unveil.core.checks import obfuscation
@@ -195,7 +196,12 @@ def looks_like_shell(text: str) -> bool:
     return n > 0 and hit * 3 >= n * 2
 
 
+@lru_cache(maxsize=8192)
 def _inline_command(code: str) -> bool:
+    """Whether the inline code ``code`` reads as a shell command (a known command name with an
+    argument, ``./script``, ``$(…)``, or one that :func:`_normalised_command` parses as one).
+    A function of ``code`` alone, so cached per process: a long document repeats its inline
+    code spans on every edit."""
     s = re.sub(r"^\$\s+", "", code.strip())
     first = re.split(r"[\s|;&()<>]", s, maxsplit=1)[0]
     if first in ("sudo", "env", "nohup", "time"):
