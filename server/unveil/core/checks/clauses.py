@@ -971,30 +971,52 @@ def _short_automaton(short: tuple[str, ...]):
 
 
 def _occurrences(folded: str, crs: ClauseRules) -> tuple[list[int], list[str]]:
-    """``(starts, literals)``: every occurrence in ``folded`` of a slot literal, sorted by start."""
-    got = crs.index.scan(folded)
-    pairs: list[tuple[int, str]] = []
-    if got is None:
-        lits = list(crs.index.literals)
+    """``(starts, literals)``: every occurrence in ``folded`` of a slot literal, sorted by start
+    (then by literal), in code points. The automata's matches are sorted as one integer per
+    occurrence (``start * number of literals + the literal's rank``) rather than as pairs: a
+    long document holds tens of thousands of occurrences (23,917 in the 294 KB corpus file)."""
+    names, rank = _ranked_literals(crs)
+    width = len(names)
+    keys: list[int] = []
+    lits: list[str] = []
+    auto = getattr(crs.index, "automaton", None)
+    if auto is not None:
+        try:
+            ranks = [rank[lit] for lit in crs.index.literals]
+            keys = [start * width + ranks[i] for i, start, _e in auto.find_matches_as_indexes(folded, overlapping=True)]
+        except UnicodeError:  # lone surrogates: the library cannot take them
+            keys, lits = [], list(crs.index.literals)
     else:
-        lits = []
-        for lit, offs in got[1].items():
-            pairs.extend((o, lit) for o in offs)
+        lits = list(crs.index.literals)
     short = crs.short
     auto = _short_automaton(tuple(short))
     if auto is not None and short:
         try:
-            pairs.extend((start, short[i]) for i, start, _e in auto.find_matches_as_indexes(folded, overlapping=True))
+            ranks = [rank[lit] for lit in short]
+            keys.extend(
+                start * width + ranks[i] for i, start, _e in auto.find_matches_as_indexes(folded, overlapping=True)
+            )
             short = []
         except UnicodeError:
             pass
     for lit in [*lits, *short]:
+        r = rank[lit]
         i = folded.find(lit)
         while i >= 0:
-            pairs.append((i, lit))
+            keys.append(i * width + r)
             i = folded.find(lit, i + 1)
-    pairs.sort()
-    return [p[0] for p in pairs], [p[1] for p in pairs]
+    keys.sort()
+    return [k // width for k in keys], [names[k % width] for k in keys]
+
+
+def _ranked_literals(crs: ClauseRules) -> tuple[list[str], dict[str, int]]:
+    """Every slot literal of ``crs`` (indexed and short) in string order, and each one's rank
+    in it (computed once per rule set)."""
+    got = crs.__dict__.get("_ranked")
+    if got is None:
+        names = sorted({*crs.index.literals, *crs.short})
+        got = crs.__dict__["_ranked"] = (names, {lit: k for k, lit in enumerate(names)})
+    return got
 
 
 _ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
