@@ -128,20 +128,18 @@ class Lines:
         run, whole stretch is one run)``, combined left to right, which is exact because
         membership of a class is decided per character."""
         rx = regex.compile("(?:" + cls + ")+", _FLAGS)
+        last = regex.compile("(?r)(?:" + cls + ")+", _FLAGS)  # searched backwards: the last run
         text = self.view_text
         best = cur = 0
         for (a, b), digest in zip(self.chunks(), self._chunk_digests()):
             key = ("run", cls, digest, b - a)
             summary = memo.get(key)
             if summary is None:
-                head = tail = top = 0
-                for m in rx.finditer(text, a, b):
-                    s, e = m.span()
-                    top = max(top, e - s)
-                    if s == a:
-                        head = e - s
-                    if e == b:
-                        tail = e - s
+                top = max(map(len, rx.findall(text, a, b)), default=0)
+                m = rx.match(text, a, b)
+                head = m.end() - a if m else 0
+                m = last.search(text, a, b)
+                tail = b - m.start() if m and m.end() == b else 0
                 summary = (head, tail, top, head == b - a)
                 memo.put(key, summary)
             head, tail, top, whole = summary
