@@ -98,6 +98,7 @@ def analyze(
     resolve_imports: bool = True,
     cancelled=None,
     incremental=None,
+    pause=None,
 ) -> Analysis:
     """Analyse ``text`` (the file at ``path``, if known; it selects the file kind).
 
@@ -108,9 +109,12 @@ def analyze(
     ``incremental``: the document's :class:`unveil.core.incremental.DocumentCache` (the language
     server keeps one per open document), reused between versions; the result is the same.
     What the checks share (model view, document state, decoded payloads) lives for this call
-    only (:mod:`unveil.core.scope`).
+    only (:mod:`unveil.core.scope`). ``pause()``: called between checks and inside the long ones
+    (:func:`unveil.core.scope.checkpoint`: between pattern rules, between sentences); it may
+    wait (the language server's background analyses wait there for open documents) and its
+    return value and exceptions are ignored, so it changes no result.
     """
-    with scope.analysis(incremental):
+    with scope.analysis(incremental, pause):
         return _analyze(text, path, settings, rules, count_tokens, reader, resolve_imports, cancelled, incremental)
 
 
@@ -118,6 +122,7 @@ def _analyze(text, path, settings, rules, count_tokens, reader, resolve_imports,
     if count_tokens:
         tokens.prepare(text)  # token budgets (TOK rules) need counts: available before the checks run
     doc = Document(text)
+    scope.checkpoint()
     if incremental is not None:
         incremental.next_version()
         md = markdown.parse(doc, incremental.tokenize)
@@ -125,6 +130,7 @@ def _analyze(text, path, settings, rules, count_tokens, reader, resolve_imports,
     else:
         md = markdown.parse(doc)
         fm = frontmatter.parse(text)
+    scope.checkpoint()
     kind = kinds.detect_kind(path, fm.mapping, settings.kind_map)
     tree = _resolve_imports(text, path, kind, md, reader) if resolve_imports else None
     ctx = Context(
@@ -139,6 +145,7 @@ def _analyze(text, path, settings, rules, count_tokens, reader, resolve_imports,
     )
     found: list[Finding] = []
     for check in all_checks():
+        scope.checkpoint()
         if cancelled is not None and cancelled():
             raise Cancelled("a newer version of the document exists")
         try:

@@ -43,6 +43,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 
+from unveil.core import scope
 from unveil.core.document import Document
 
 log = logging.getLogger(__name__)
@@ -523,6 +524,7 @@ def parse(doc: Document, tokenize=None) -> MarkdownLayer:
 def _fill(doc: Document, layer: MarkdownLayer, tokenize=None) -> None:
     env: dict = {}
     tokens = _parser().parse(doc.text, env) if tokenize is None else tokenize(_parser(), doc.text, env)
+    scope.checkpoint()
     heading_marks: list[tuple[int, int, str]] = []
     footnote_defs: list[tuple[str, int, int, int]] = []
     inline_blocks = []
@@ -560,7 +562,9 @@ def _fill(doc: Document, layer: MarkdownLayer, tokenize=None) -> None:
             inline_blocks.append(tok)
         elif t == "definition" and tok.map:
             definitions.append(tok)
-    for tok in inline_blocks:
+    for k, tok in enumerate(inline_blocks):
+        if not k % 256:
+            scope.checkpoint()  # a background analysis may wait here (unveil.core.scope)
         _inline(doc, tok, env, layer)
     # headings and sections
     for n, (line, level, title) in enumerate(heading_marks):

@@ -26,16 +26,24 @@ _CURRENT: ContextVar[dict | None] = ContextVar("unveil_analysis_scope", default=
 
 
 _DOCUMENT = " document cache"  # not a kind: kinds are plain names
+_PAUSE = " pause"
 
 
 @contextmanager
-def analysis(document_cache=None) -> Iterator[dict]:
+def analysis(document_cache=None, pause: Callable[[], object] | None = None) -> Iterator[dict]:
     """Open a fresh table for the checks run inside the block; it is dropped on exit (the
     enclosing block's table, if any, is current again). ``document_cache``: the analysed
     document's :class:`unveil.core.incremental.DocumentCache` (the language server's, kept
     across versions), which :func:`document_cache` then returns to code that has no context
-    object (the command judges)."""
-    token = _CURRENT.set({_DOCUMENT: document_cache} if document_cache is not None else {})
+    object (the command judges). ``pause``: called at every :func:`checkpoint` inside the block
+    (a nested block without one inherits it)."""
+    outer = _CURRENT.get()
+    if pause is None and outer is not None:
+        pause = outer.get(_PAUSE)
+    new: dict = {} if document_cache is None else {_DOCUMENT: document_cache}
+    if pause is not None:
+        new[_PAUSE] = pause
+    token = _CURRENT.set(new)
     try:
         yield _CURRENT.get()  # type: ignore[misc]
     finally:
@@ -45,6 +53,22 @@ def analysis(document_cache=None) -> Iterator[dict]:
 def table() -> dict | None:
     """The current analysis' table, or ``None`` outside :func:`analysis`."""
     return _CURRENT.get()
+
+
+def checkpoint() -> None:
+    """A point between two units of a long check (a pattern rule, a sentence) where the current
+    analysis may wait: calls its ``pause`` (see :func:`analysis`), if any. The language server's
+    background analyses of files on disk wait there while an open document is analysed, so a
+    keystroke does not share the interpreter with them (:mod:`unveil.lsp.features.workspace`).
+    Waiting changes no result; never raises (a failing ``pause`` is ignored)."""
+    t = _CURRENT.get()
+    if t is not None:
+        p = t.get(_PAUSE)
+        if p is not None:
+            try:
+                p()
+            except Exception:  # noqa: BLE001 - a pause is advisory
+                pass
 
 
 def document_cache():

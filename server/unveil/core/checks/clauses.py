@@ -56,6 +56,7 @@ from typing import Any
 import regex
 
 from unveil.core import context as cx
+from unveil.core import scope
 from unveil.core.findings import Finding, Severity
 from unveil.core.rules import Rule, bundled_rules
 
@@ -1104,7 +1105,9 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     out: list[Finding] = []
     seen: dict[str, list[Span]] = {}
     defined: tuple[str, ...] | None = None
-    for us, ue in units:
+    for k, (us, ue) in enumerate(units):
+        if not k % 64:
+            scope.checkpoint()
         sentence = rt[us:ue]
         a, b = bisect_left(starts, us), bisect_left(starts, ue)
         present = frozenset(lits[a:b])

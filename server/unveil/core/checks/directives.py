@@ -597,7 +597,9 @@ def _build_state(text: str, markdown, decoded: bool) -> DocState:
     dc = cx.doc_context(text, markdown)
     if decoded:
         dc.regions.hidden = [(0, len(text))]
+    _scope.checkpoint()
     reading = normalise(text, dc.regions.code, dc.regions.frontmatter)
+    _scope.checkpoint()
     view = dc.view
     targets = {"reading": _Target("reading", reading.text, reading.orig_start, reading.orig_end)}
     if reading.text != view.text:
@@ -719,11 +721,13 @@ def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float
     for t in state.targets.values():
         if t is not None:
             t.index_literals(index)  # one Aho–Corasick pass over the long literals
+            _scope.checkpoint()
     user_spent = 0.0  # seconds all user (non-bundled) patterns took on this text: USER_BUDGET_S
     budget_noted = False
     for pr in prules.rules:
         if kind is not None and "*" not in pr.kinds and kind not in pr.kinds:
             continue
+        _scope.checkpoint()  # a background analysis may wait here (never inside a timed search)
         user = _is_user(pr)
         if user and user_spent > USER_BUDGET_S:
             if not budget_noted:
@@ -894,7 +898,7 @@ def _match_pattern(
     return None
 
 
-def _reach(pr: PatternRule, i: int) -> int | None:
+def _reach(pr: PatternRule, i: int) -> int | tuple | None:
     """The cached :func:`reach_bound` of pattern ``i`` of ``pr``."""
     return pr.reaches[i] if i < len(pr.reaches) else reach_bound(pr.patterns[i].pattern, pr.patterns[i].flags)
 

@@ -1096,6 +1096,7 @@ def find_encoded(text: str) -> list[Decoded]:
     found: list[Decoded] = []
     probe = _TriggerProbe(text)
     for dec in DECODERS:
+        _scope.checkpoint()  # a background analysis may wait between two decoders
         if dec.trigger is not None and not probe.occurs(dec.trigger):
             continue
         try:

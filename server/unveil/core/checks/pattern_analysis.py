@@ -580,7 +580,7 @@ def _reach_width(items, dotall: bool) -> dict[str, int] | None:
 
 
 @lru_cache(maxsize=4096)
-def reach_bound(pattern: str, flags: int = 0):
+def reach_bound(pattern: str, flags: int = 0) -> int | tuple[tuple[str, int], ...] | None:
     """How far before its start a match of ``pattern`` reads: :func:`lookbehind_reach` (an
     ``int``, code points) when that is known; else, for a variable-width lookbehind such as
     ``(?<=^[\\s>*_-]*)``, a tuple of ``(class source, coefficient)`` pairs as in

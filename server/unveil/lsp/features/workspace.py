@@ -5,8 +5,9 @@
   folder for agent files (:func:`unveil.core.workspace.find_agent_files`) and publishes
   diagnostics for every file that is not open (without a version). Files are analysed one at a
   time in the analysis worker thread, so requests and open documents are served in between (a
-  file's analysis pauses between two checks while an open document is being analysed, so a
-  keystroke shares the interpreter with at most the rest of one check); the
+  file's analysis pauses between two checks, two pattern rules or 64 sentences while an open
+  document is being analysed, so a keystroke shares the interpreter with at most the rest of one
+  rule's search; :func:`unveil.core.scope.checkpoint`); the
   client sees ``$/progress`` (work done progress) when it supports ``window.workDoneProgress``.
 * ``workspace/didChangeWatchedFiles`` is registered dynamically (``**/*.md``, ``**/*.mdc``,
   ``.cursorrules``, ``.windsurfrules``, ``.clinerules`` …) when the client allows it. A created
@@ -155,7 +156,9 @@ class WorkspaceIndex:
     # -- analysis of files on disk --------------------------------------------------------
     def _analyse_disk(self, path: Path, settings, encoding: str, open_texts: dict[str, str], cancelled=None):
         """Worker thread: ``(analysis, diagnostics)`` of the file on disk, or ``None``.
-        ``cancelled()`` is asked between checks (:func:`unveil.core.analyze.analyze`)."""
+        ``cancelled()`` is asked between checks and at every checkpoint inside them (between
+        pattern rules, between sentences: :func:`unveil.core.scope.checkpoint`), where it may
+        wait (:meth:`refresh_file` waits there while an open document is analysed)."""
         from unveil.core import imports as imports_mod
         from unveil.core.analyze import analyze
         from unveil.lsp.features.diagnostics import to_diagnostics
@@ -171,7 +174,12 @@ class WorkspaceIndex:
         except OSError:
             return None
         analysis = analyze(
-            text, str(path), settings, reader=imports_mod.disk_reader(overrides=open_texts), cancelled=cancelled
+            text,
+            str(path),
+            settings,
+            reader=imports_mod.disk_reader(overrides=open_texts),
+            cancelled=cancelled,
+            pause=cancelled,
         )
         from unveil.core.discovery import documentation_policy  # the folder-scan policy, as in `unveil check`
 
@@ -186,7 +194,7 @@ class WorkspaceIndex:
         loop = asyncio.get_running_loop()
         scheduler = self.server.scheduler
 
-        def pause_for_open() -> bool:  # worker thread, between checks: an open document goes first
+        def pause_for_open() -> bool:  # worker thread, at checkpoints: an open document goes first
             until = time.monotonic() + PAUSE_MAX_S  # bounded: a loop that stopped never blocks exit
             while time.monotonic() < until:
                 try:
