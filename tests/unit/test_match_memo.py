@@ -296,7 +296,7 @@ def test_whole_text_patterns_of_an_open_document_run_on_chunks_through_the_memo(
     assert any(f.rule.startswith("EXF") for f in got.findings)
 
 
-@pytest.mark.parametrize("cls", [r"[\s\w-]", r"\W", r"[\W_]", r"[a-z]", r"\w", r"[^.]"])
+@pytest.mark.parametrize("cls", [r"[\s\w-]", r"\W", r"[\W_]", r"[a-z]", r"\w", r"[^.]", r"\s", r"\S", r"[^\n]"])
 def test_longest_run_from_stretch_summaries_equals_the_whole_text_one(cls):
     """Runs that cross stretch boundaries, fill whole stretches or sit at either end: the
     combined summaries give the same longest run as one search, before and after edits."""

@@ -103,6 +103,8 @@ class Lines:
         if got is None:
             if not cls:
                 got = 1
+            elif self.memo is not None and self.ok and len(self.view_text) > WINDOW_MIN_TEXT:
+                got = self._longest_run_by_chunks(cls, self.memo)  # an edit recomputes one stretch
             elif cls == _LINE:
                 starts = self.starts
                 got = max(
@@ -115,8 +117,6 @@ class Lines:
                 else:  # runs of two or more are few; a single one needs only a search
                     got = max(map(len, _WS_RUNS.findall(self.view_text)), default=0)
                     got = got or (1 if _WS_ONE.search(self.view_text) else 0)
-            elif self.memo is not None and self.ok and len(self.view_text) > WINDOW_MIN_TEXT:
-                got = self._longest_run_by_chunks(cls, self.memo)
             else:
                 got = max(map(len, regex.compile("(?:" + cls + ")+", _FLAGS).findall(self.view_text)), default=0)
             self.runs[cls] = got
@@ -205,8 +205,13 @@ class Lines:
                 if occ is None:
                     ok = False
                     break
-                k = len(lit)
-                got.extend((max(0, p + k - width), p + 1) for p in occ)
+                d = len(lit) - width  # a window starts d code points after the occurrence, at 0 at least
+                lo = 0
+                while lo < len(occ) and occ[lo] + d < 0:  # occ is sorted: only the first few clip
+                    got.append((0, occ[lo] + 1))
+                    lo += 1
+                rest = occ[lo:] if lo else occ
+                got.extend(zip(map(d.__add__, rest), map((1).__add__, rest)))
             if ok:
                 seeds = got
                 if len(seeds) <= _FEW_SEEDS:
