@@ -196,12 +196,25 @@ def looks_like_shell(text: str) -> bool:
     return n > 0 and hit * 3 >= n * 2
 
 
-@lru_cache(maxsize=8192)
+INLINE_CACHE_MAX = 1024
+"""Longest inline code span (code points) whose :func:`_inline_command` answer is cached."""
+
+
 def _inline_command(code: str) -> bool:
     """Whether the inline code ``code`` reads as a shell command (a known command name with an
     argument, ``./script``, ``$(…)``, or one that :func:`_normalised_command` parses as one).
-    A function of ``code`` alone, so cached per process: a long document repeats its inline
-    code spans on every edit."""
+    A function of ``code`` alone, so cached per process for spans of at most
+    :data:`INLINE_CACHE_MAX` code points (a long document repeats its inline code spans on
+    every edit; a bound on what 8,192 cached spans can hold)."""
+    return _inline_command_cached(code) if len(code) <= INLINE_CACHE_MAX else _inline_command_now(code)
+
+
+@lru_cache(maxsize=8192)
+def _inline_command_cached(code: str) -> bool:
+    return _inline_command_now(code)
+
+
+def _inline_command_now(code: str) -> bool:
     s = re.sub(r"^\$\s+", "", code.strip())
     first = re.split(r"[\s|;&()<>]", s, maxsplit=1)[0]
     if first in ("sudo", "env", "nohup", "time"):
