@@ -251,6 +251,8 @@ class Filters:
     def _repo_root(self, folder: Path) -> Path | None:
         """:func:`git_root` of ``folder``, remembered for it and every folder walked through on
         the way up (a sibling folder stops at their common parent)."""
+        if folder in self._repo:
+            return self._repo[folder]
         walked: list[Path] = []
         found: Path | None = None
         from unveil.core.project import ancestors
@@ -294,6 +296,23 @@ class Filters:
                 decision = result.include
         return bool(decision)
 
+    def may_exclude_in(self, folder: Path, names: "set[str] | frozenset[str] | None" = None) -> bool:
+        """Whether :meth:`excluded` can leave out anything in ``folder`` (absolute) besides a
+        folder named in :attr:`skip_names` or ``.git``: there is an exclude glob, or git ignore
+        files apply (``gitignore`` on and ``folder`` inside a git repository). A walk asks once
+        per folder instead of once per entry. ``names``: the folder's entries, when it has just
+        been listed: without a ``.git`` among them, its repository is its parent's, known
+        without a ``stat`` once the parent was asked."""
+        if self.excludes:
+            return True
+        if not self.gitignore:
+            return False
+        if names is not None and ".git" not in names:
+            parent = folder.parent
+            if parent != folder and parent in self._repo:
+                self._repo[folder] = self._repo[parent]
+        return self._repo_root(folder) is not None
+
     def excluded(self, path: Path, is_dir: bool) -> str | None:
         """The reason ``path`` is left out (``"exclude"`` or ``"gitignore"``), else ``None``."""
         if is_dir and path.name in self.skip_names:
@@ -322,47 +341,114 @@ def escape_target(path: Path, root: Path) -> Path | None:
     return target
 
 
+def _listing(folder: str, onerror) -> tuple[list[os.DirEntry], list[os.DirEntry]] | None:
+    """``(folders, other entries)`` of ``folder``, each sorted by name, as :func:`os.walk` splits
+    them (``DirEntry.is_dir()`` follows symlinks; an entry whose type cannot be read is not a
+    folder); ``None`` after ``onerror(OSError)`` when the folder cannot be listed."""
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        if onerror is not None:
+            onerror(exc)
+        return None
+    dirs: list[os.DirEntry] = []
+    files: list[os.DirEntry] = []
+    for e in entries:
+        try:
+            is_dir = e.is_dir()
+        except OSError:
+            is_dir = False
+        (dirs if is_dir else files).append(e)
+    return dirs, files
+
+
+def _entry_is_symlink(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
+
+
+def _entry_is_regular(entry: os.DirEntry) -> bool:
+    """Whether ``entry`` is a regular file, following a symlink (the type the listing gave for
+    any other entry: no system call)."""
+    try:
+        return entry.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def walk(root: Path, kind_map=None, onerror=None, filters: Filters | None = None, outside=None) -> Iterator[Path]:
-    """Agent files under the folder ``root`` in sorted walk order: every file
+    """Agent files under the folder ``root`` in sorted walk order (a folder's files, then each
+    of its folders in turn, by name): every file
     :func:`is_agent_file` accepts or ``kind_map`` (setting ``kinds``: glob → kind id) maps to a
     kind, leaving out what ``filters`` excludes (default: :meth:`Filters.for_root` — the skip
     list, the git ignore files and the project configuration's globs; the counts land in
     ``filters.ignored``); symlinked folders are not followed; only
     regular files. ``onerror(OSError)`` is called for a folder that cannot be listed. A file that
     is a symlink resolving outside ``root`` is never yielded (nor read): ``outside(path, target)``
-    is called for it instead."""
+    is called for it instead.
+
+    One ``os.scandir`` per folder: the entry types come from the listing, so a plain file costs
+    no ``stat``, and the filters are asked about a folder's entries only where one can apply
+    (:meth:`Filters.may_exclude_in`)."""
+    for path, _link in _walk(root, kind_map, onerror, filters, outside):
+        yield path
+
+
+def _walk(root: Path, kind_map, onerror, filters: "Filters | None", outside) -> Iterator[tuple[Path, bool]]:
+    """:func:`walk`'s files as ``(path, whether the listing showed it as a symlink)``."""
     root = Path(root).absolute()
     filters = filters if filters is not None else Filters.for_root(root)
-    for folder, dirs, files in os.walk(root, onerror=onerror):
-        here = Path(folder)
-        kept = []
-        for d in sorted(dirs):
-            reason = filters.excluded(here / d, True)
+    stack = [root]  # folders still to list, the next one last (no recursion: a deep tree is fine)
+    while stack:
+        here = stack.pop()
+        listing = _listing(str(here), onerror)
+        if listing is None:
+            continue
+        dirs, files = listing
+        folder = str(here)
+        may_exclude = filters.may_exclude_in(here, {e.name for e in dirs} | {e.name for e in files})
+        kept: list[Path] = []
+        for d in dirs:
+            name = d.name
+            if may_exclude:
+                reason = filters.excluded(here / name, True)
+            else:
+                reason = "exclude" if name in filters.skip_names or name == ".git" else None
             if reason is None:
-                kept.append(d)
-            elif d not in SKIP_DIRS and d != ".git":
+                if not _entry_is_symlink(d):  # symlinked folders are not followed
+                    kept.append(here / name)
+            elif name not in SKIP_DIRS and name != ".git":
                 filters._count(reason)  # the default skip list is not worth counting
-        dirs[:] = kept
-        for name in sorted(files):
-            f = here / name
+        for entry in files:
+            name = entry.name
+            path = os.path.join(folder, name)
             try:
-                wanted = is_agent_file(f) or bool(kind_map and kinds.mapped_kind(str(f), kind_map))
+                wanted = kinds.is_agent_file(path) or bool(kind_map and kinds.mapped_kind(path, kind_map))
             except (OSError, ValueError):
                 continue
             if not wanted:
                 continue
-            reason = filters.excluded(f, False)
-            if reason is not None:
-                filters._count(reason)
-                continue
-            if os.path.islink(f):
+            f = here / name
+            if may_exclude:
+                reason = filters.excluded(f, False)
+                if reason is not None:
+                    filters._count(reason)
+                    continue
+            if _entry_is_symlink(entry):
                 target = escape_target(f, root)
                 if target is not None:
                     if outside is not None:
                         outside(f, target)
                     continue
-            if is_regular(f):
-                yield f
+                link = True
+            else:
+                link = False
+            if _entry_is_regular(entry):
+                yield f, link
+        stack.extend(reversed(kept))
 
 
 @dataclass
@@ -405,24 +491,32 @@ def collect(
 
     real_dirs: dict[str, str] = {}
 
-    def real(p: str) -> str:
+    def real(p: str, link: bool | None = None) -> str:
         """``os.path.realpath(p)`` of a normalised absolute path: a path that is not a symlink
         is its folder's real path (remembered per folder) joined with its name, so each folder
-        costs one ``lstat`` rather than one per component."""
+        costs one ``lstat`` rather than one per component. ``link``: whether ``p`` is a symlink,
+        when a folder listing has said so (``None``: ask with ``lstat``)."""
         folder, name = os.path.split(p)
-        if not name or os.path.islink(p):
+        if not name or (os.path.islink(p) if link is None else link):
             return os.path.realpath(p)
         if folder not in real_dirs:
             real_dirs[folder] = real(folder)
         return os.path.join(real_dirs[folder], name)
 
-    def add(p: Path) -> None:
+    cwd_prefix = str(cwd).rstrip("/") + "/"
+
+    def add(p: Path, link: bool | None = None) -> None:
         p = p.absolute()
-        key = real(os.path.normpath(p))
+        s = os.path.normpath(p)
+        key = real(s, link)
         if key in seen:
             return
         seen.add(key)
-        out.files.append((display_path(p, cwd), p))
+        if os.sep == "/" and s.startswith(cwd_prefix):  # what display_path gives, without its Path work
+            shown = s[len(cwd_prefix) :]
+        else:
+            shown = display_path(p, cwd)
+        out.files.append((shown, p))
 
     for raw in paths:
         p = Path(raw)
@@ -447,8 +541,8 @@ def collect(
                 out.outside.append((display_path(f.absolute(), cwd), f.absolute(), target))
 
             before = dict(f_.ignored)
-            for f in walk(p, kind_map, onerror, f_, escaped):
-                add(f)
+            for f, link in _walk(p, kind_map, onerror, f_, escaped):
+                add(f, link)
             for reason, n in f_.ignored.items():
                 out.ignored[reason] = out.ignored.get(reason, 0) + n - before.get(reason, 0)
             if f_.config is not None and f_.config not in out.configs:

@@ -239,7 +239,8 @@ def is_agent_file(path: str) -> bool:
     """Whether a file met while walking a folder should be scanned: any Markdown file
     (``.md``, ``.mdc``, ``.markdown``), or a text file whose path matches a kind's pattern
     (``.cursorrules``, ``.windsurfrules``, ``.clinerules``, Roo ``.xml``/``.txt`` rules …)."""
-    name = _segments(path)[-1] if _segments(path) else ""
+    segments = _segments(path)
+    name = segments[-1] if segments else ""
     lower = name.lower()
     if lower.endswith((".md", ".mdc", ".markdown")):
         return True
