@@ -16,6 +16,7 @@ from unveil.core import project
 from unveil.core import results as res
 from unveil.core.analyze import analyze
 from unveil.core.config import DEFAULT_SETTINGS
+from unveil.core.cost import SectionCost, TokenReport
 from unveil.core.discovery import collect
 from unveil.reporters.common import no_lone_surrogates
 
@@ -172,3 +173,38 @@ def test_console_main_tunes_the_collector_for_one_run(monkeypatch, argv, tuned):
     monkeypatch.setattr(sys, "argv", ["unveil", *argv])
     assert cli.console_main() == 0
     assert calls == (["freeze", (10_000, 10, 10), argv] if tuned else [argv])
+
+
+def test_cache_state_stores_the_token_report_as_plain_tuples():
+    text = "# Title\n\nsome words here\n\n## Part one\n\nmore words\n\n### Deeper\n\nend\n"
+    report = _report(text)
+    assert [(s.line, s.level, s.title) for s in report.tokens.sections] == [
+        (0, 1, "Title"),
+        (4, 2, "Part one"),
+        (8, 3, "Deeper"),
+    ]
+    state = res.cache_state(report, text)
+    tag, fields, rows = state["tokens"]
+    assert tag == "token-report/1" and "sections" not in fields
+    assert rows == tuple((s.line, s.level, s.title, s.tokens) for s in report.tokens.sections)
+    back = res.from_cache_state(pickle.loads(pickle.dumps(state)), text)
+    assert back.tokens == report.tokens
+    assert type(back.tokens) is TokenReport
+    assert [type(s) for s in back.tokens.sections] == [SectionCost] * 3
+    assert back.tokens.sections[1].title == "Part one"
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        ("token-report/1", {"session": 1}, ()),  # fields missing
+        ("token-report/1", "not a dict", ()),
+        ("token-report/1", {}, ((1, 2, "t"),)),  # a section row of the wrong length
+        ("token-report/1",),
+    ],
+)
+def test_a_token_state_of_another_shape_is_a_miss(broken):
+    report = _report()
+    state = res.cache_state(report, TEXT)
+    state["tokens"] = broken
+    assert res.from_cache_state(state, TEXT) is None

@@ -95,8 +95,7 @@ def _read(namespace: str, key: str) -> bytes | None:
     if root is None:
         return None
     try:
-        with open(os.path.join(root, namespace, key), "rb") as fh:  # str paths: a Path per hit costs more
-            data = fh.read()
+        data = _read_file(os.path.join(root, namespace, key))  # str paths: a Path per hit costs more
     except (OSError, ValueError):
         return None
     head = len(_MAGIC) + 32
@@ -106,6 +105,24 @@ def _read(namespace: str, key: str) -> bytes | None:
     if hashlib.sha256(payload).digest() != data[len(_MAGIC) : head]:
         return None
     return payload
+
+
+def _read_file(path: str) -> bytes:
+    """The bytes of the file at ``path`` with four system calls (``open``, ``fstat``, ``read``
+    until it returns nothing, ``close``): the built-in ``open(…).read()`` adds an ``ioctl`` and
+    two ``lseek`` calls, a tenth of a warm corpus run's system calls. Raises ``OSError``."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        size = os.fstat(fd).st_size
+        parts = []
+        while True:
+            chunk = os.read(fd, max(size + 1, 1 << 16))
+            if not chunk:
+                break
+            parts.append(chunk)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+    finally:
+        os.close(fd)
 
 
 def _write(namespace: str, key: str, data: bytes) -> bool:
