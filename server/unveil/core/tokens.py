@@ -41,11 +41,13 @@ import hashlib
 import re
 import threading
 import time
+from functools import lru_cache
 from pathlib import Path
-from typing import Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
-import regex
-import tiktoken
+if TYPE_CHECKING:
+    import regex
+    import tiktoken
 
 O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
 """SHA-256 of the plain ``o200k_base.tiktoken`` file (tiktoken 0.14.0 ``expected_hash``)."""
@@ -117,6 +119,8 @@ def _ranks_of(gz_bytes: bytes) -> dict[bytes, int]:
 
 
 def _encoding_of(ranks: dict[bytes, int]) -> tiktoken.Encoding:
+    import tiktoken  # here: a run whose reports all come from the cache never counts a token
+
     return tiktoken.Encoding(name="o200k_base", pat_str=O200K_PAT, mergeable_ranks=ranks, special_tokens=O200K_SPECIAL)
 
 
@@ -130,7 +134,14 @@ SUBSET_BUDGET = 64_000
 builds the full encoding instead (enumerating costs about 1.5 µs per code point, the full
 encoding about 0.2 s)."""
 
-_SEGMENT = regex.compile(r"(?<=[\p{L}\p{M}\p{N}\p{P}\p{S}])(?=[ \t])")
+
+@lru_cache(maxsize=1)
+def _segment_pattern() -> regex.Pattern[str]:
+    """The cut :func:`segments` makes, compiled on first use (importing ``regex`` and
+    ``tiktoken`` is about 30 ms that a run answered from the result cache does not spend)."""
+    import regex
+
+    return regex.compile(r"(?<=[\p{L}\p{M}\p{N}\p{P}\p{S}])(?=[ \t])")
 
 
 def segments(text: str) -> list[str]:
@@ -142,7 +153,7 @@ def segments(text: str) -> list[str]:
     suffixes), punctuation and symbols, or ``[\\r\\n/]``; a space or tab only ever starts a
     pre-token or continues a run of whitespace. (The cut needs no Unicode ``White_Space`` table:
     no character of those general categories is whitespace in any Unicode version.)"""
-    return _SEGMENT.split(text)
+    return _segment_pattern().split(text)
 
 
 def subset_ranks(text: str, ranks: dict[bytes, int], long: dict[bytes, int]) -> dict[bytes, int]:
