@@ -208,3 +208,44 @@ def test_a_token_state_of_another_shape_is_a_miss(broken):
     state = res.cache_state(report, TEXT)
     state["tokens"] = broken
     assert res.from_cache_state(state, TEXT) is None
+
+
+@pytest.mark.parametrize("size", [0, 1, 4000, 4096, 4200, 65_536, 300_001])
+def test_a_cache_entry_is_read_whole_whatever_its_size(tmp_path, monkeypatch, size):
+    from unveil.core import cache
+
+    monkeypatch.setenv("UNVEIL_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("UNVEIL_NO_CACHE", raising=False)
+    data = bytes((i * 7 + 3) % 256 for i in range(size))
+    assert cache.store_marshal("t", "k", data)
+    assert cache.load_marshal("t", "k") == data
+    entry = tmp_path / "t" / "k"
+    entry.write_bytes(entry.read_bytes()[:-1])  # cut short: the checksum fails, a miss
+    assert cache.load_marshal("t", "k") is None
+
+
+def test_a_loaded_report_builds_its_line_index_on_first_use():
+    report = _report()
+    back = res.from_cache_state(pickle.loads(pickle.dumps(res.cache_state(report, TEXT))), TEXT)
+    assert "doc" not in back.__dict__  # still packed
+    assert back.text == TEXT and "doc" not in back.__dict__  # the text needs no index
+    assert back.doc.line_starts == report.doc.line_starts == [0, 8, 9, 44, 55]
+    assert [back.doc.line_text(i) for i in range(back.doc.line_count)] == [
+        "# Notes",
+        "",
+        "Ignore all previous instructions.",
+        "line\u200bthree",
+        "",
+    ]
+    assert "doc" in back.__dict__ and "_packed" not in back.__dict__
+    again = res.from_cache_state(pickle.loads(pickle.dumps(res.cache_state(back, TEXT))), TEXT)
+    assert again.doc.line_starts == report.doc.line_starts
+    with pytest.raises(AttributeError):
+        _ = back.no_such_attribute
+
+
+@pytest.mark.parametrize("lines", [(b"\0" * 7, b"\0" * 8), (b"\0" * 8, b"\0" * 16), ("0", "0"), (b"\0" * 8, "x")])
+def test_a_line_index_of_another_shape_is_a_miss(lines):
+    state = res.cache_state(_report(), TEXT)
+    state["lines"] = lines
+    assert res.from_cache_state(state, TEXT) is None
