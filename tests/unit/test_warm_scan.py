@@ -238,6 +238,8 @@ def test_a_loaded_report_builds_its_line_index_on_first_use():
         "",
     ]
     assert "doc" in back.__dict__ and "_packed" not in back.__dict__
+    # a second thread that missed ``doc`` while the first built it finds the built one
+    assert back.__getattr__("doc") is back.doc
     again = res.from_cache_state(pickle.loads(pickle.dumps(res.cache_state(back, TEXT))), TEXT)
     assert again.doc.line_starts == report.doc.line_starts
     with pytest.raises(AttributeError):

@@ -93,12 +93,18 @@ class FileReport:
             # only for an attribute not set: ``doc`` of a report loaded with its line index still
             # packed (:meth:`__setstate__`), built on first use: most reports of a warm run have
             # no finding, and their reporters never read a position
+            # (``doc`` is set before ``_packed`` goes: a second thread reading ``doc`` meanwhile
+            # builds it again or finds it, never neither)
             if name == "doc":
-                packed = self.__dict__.pop("_packed", None)
+                packed = self.__dict__.get("_packed")
                 if packed is not None:
                     text, starts, ends = packed
                     doc = Document.from_index(text, array("q", starts).tolist(), array("q", ends).tolist())
                     self.__dict__["doc"] = doc
+                    self.__dict__.pop("_packed", None)
+                    return doc
+                doc = self.__dict__.get("doc")
+                if doc is not None:
                     return doc
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
