@@ -39,7 +39,8 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from types import MappingProxyType
+from typing import Iterable, Mapping, Sequence
 
 from unveil import __version__
 from unveil.core.config import DEFAULT_SETTINGS, Settings
@@ -56,6 +57,11 @@ EXIT_INTERNAL = 3
 """unveil itself failed (a bug): one line on stderr, distinct from findings (1) and usage/I/O errors (2)."""
 
 FAIL_ON = ("error", "warning", "info", "hint", "never")
+
+
+_NO_LAYER: Mapping = MappingProxyType({})
+"""The command-line layer when there is none (one object: a run's :class:`SearchMemo` key is
+computed once for it)."""
 
 
 def project_settings(
@@ -77,7 +83,12 @@ def project_settings(
     from unveil.core import project
 
     settings, cfg = project.settings_for(
-        path, [layer or {}], fallback_dir=Path.cwd(), isolated=isolated, config_file=config_file, memo=memo
+        path,
+        [layer or _NO_LAYER],
+        fallback_dir=None if path else Path.cwd(),
+        isolated=isolated,
+        config_file=config_file,
+        memo=memo,
     )
     if out is not None:
         out["config"] = cfg
@@ -149,75 +160,109 @@ def analyze_paths(
     first; results and errors keep the order of the files. The project configuration summary
     and ``UNV021`` (:func:`_config_info`) are added here, after the cache, every run. ``memo``:
     the run's :class:`~unveil.core.project.SearchMemo` (a new one by default): each folder's
-    configuration is searched for once, and each configuration merged and hashed once."""
+    configuration is searched for once, and each configuration merged and hashed once.
+
+    The files are read :data:`READAHEAD_WINDOW` at a time; from :data:`READAHEAD_MIN_FILES`
+    files on, once a window's reads have waited on the disk (:data:`READ_WAIT_PER_FILE`), the
+    kernel is asked to read the next window's files and each window's cache entries ahead
+    (:func:`unveil.core.safe_read.will_need`): a warm run whose files have left the page cache
+    then waits once for many reads, not once per file, and one whose files are in the page
+    cache pays nothing for it."""
     from unveil.core import cache, project
     from unveil.core import results as res
 
-    memo = memo if memo is not None else project.SearchMemo()
     keys: dict[int, tuple[Settings, str]] = {}  # id(settings) -> (settings, its cache key part)
 
     seen: set[str] = set()
     collected = collected if collected is not None else collect(paths, kind_map=settings.kind_map)
+    memo = memo if memo is not None else project.SearchMemo(listed=collected.listed)
     errors = list(collected.errors)
     use_cache = use_cache and cache.enabled()
     slots: list = []  # per file: FileReport, an error message, or None (to analyse)
     configs: list = []  # per file: the ProjectConfig used (layer given)
     shown_of: list[str] = []
     todo: list[tuple] = []
-    by_folder: dict[str, tuple] = {}  # folder -> (settings, config, settings key)
+    by_folder: dict[str, tuple | str] = {}  # folder -> (settings, config, settings key) or an error message
+    jobs_: list[tuple] = []  # per file: (index, shown, absolute, its folder's entry or an error message)
     for shown, absolute in collected.files:
         index = len(slots)
         shown_of.append(shown)
         configs.append(None)
         slots.append(None)
-        try:
-            from unveil.core import safe_read
-
-            data = safe_read.read_bytes(absolute)
-        except OSError as exc:
-            slots[index] = f"{shown}: cannot read: {exc.strerror or exc}"
-            if progress is not None:
-                progress(shown)
-            continue
-        try:
-            folder = os.path.dirname(str(absolute))
-            entry = by_folder.get(folder)
-            if entry is None:
+        folder = os.path.dirname(str(absolute))
+        entry = by_folder.get(folder)
+        if entry is None:
+            try:
                 used: dict = {}
-                file_settings = (
+                file_settings = (  # searched from the folder: the same result, and no stat of the file
                     settings
                     if layer is None
                     else project_settings(
-                        str(absolute), layer, seen, isolated=isolated, config_file=config_file, out=used, memo=memo
+                        folder, layer, seen, isolated=isolated, config_file=config_file, out=used, memo=memo
                     )
                 )
                 if use_cache and id(file_settings) not in keys:
                     keys[id(file_settings)] = (file_settings, res.settings_key(file_settings))
-                entry = by_folder[folder] = (
-                    file_settings,
-                    used.get("config"),
-                    keys[id(file_settings)][1] if use_cache else "",
-                )
-            file_settings, configs[index], settings_part = entry
-            key = res.file_key(str(absolute), data, settings_part) if use_cache else ""
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except BaseException as exc:  # noqa: BLE001 - one file never stops the rest
-            log.exception("settings of %s failed", shown)
-            slots[index] = f"{shown}: analysis failed: {type(exc).__name__}: {exc}"
-            continue
-        hit = cache.load_pickle("files", key) if key else None
-        if hit is not None:
-            from unveil.core import safe_read
+                entry = (file_settings, used.get("config"), keys[id(file_settings)][1] if use_cache else "")
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # noqa: BLE001 - one file never stops the rest
+                log.exception("settings of %s failed", shown)
+                entry = f"analysis failed: {type(exc).__name__}: {exc}"
+            by_folder[folder] = entry
+        jobs_.append((index, shown, absolute, entry))
 
-            hit = res.from_cache_state(hit, safe_read.decode(data))
-        if hit is not None and res.dependencies_hold(hit):
-            hit.settings = file_settings
-            slots[index] = hit
-            if progress is not None:
-                progress(shown)
-            continue
-        todo.append((index, shown, str(absolute), data, file_settings, key))
+    def fetch(job: tuple) -> tuple:
+        """``(job, bytes or the OSError of reading them, cache key)``."""
+        absolute, entry = job[2], job[3]
+        try:
+            data = safe_read.read_bytes(absolute, checked=True)  # collect() took regular files only
+        except OSError as exc:
+            return job, exc, ""
+        if not use_cache or isinstance(entry, str):
+            return job, data, ""
+        return job, data, res.file_key(str(absolute), data, entry[2])
+
+    import time
+
+    from unveil.core import safe_read
+
+    if use_cache:
+        res.code_hash()  # (once per process: not to be timed as a read below)
+    step = READAHEAD_WINDOW
+    ahead = False  # set once a window's reads have waited on the disk
+    for w0 in range(0, len(jobs_), step):
+        if ahead:  # the next window's files, while this one is read
+            safe_read.will_need([str(job[2]) for job in jobs_[w0 + step : w0 + 2 * step]])
+        began = time.perf_counter()
+        fetched = [fetch(job) for job in jobs_[w0 : w0 + step]]
+        if not ahead and len(jobs_) >= READAHEAD_MIN_FILES:
+            size = sum(len(f[1]) for f in fetched if isinstance(f[1], bytes))
+            if time.perf_counter() - began > len(fetched) * READ_WAIT_PER_FILE + size / READ_BYTES_PER_SECOND:
+                ahead = True
+                safe_read.will_need([str(job[2]) for job in jobs_[w0 + step : w0 + 2 * step]])
+        if ahead and use_cache:
+            safe_read.will_need([p for p in (cache.entry_path("files", key) for _, _, key in fetched if key) if p])
+        for (index, shown, absolute, entry), data, key in fetched:
+            if isinstance(data, OSError):
+                slots[index] = f"{shown}: cannot read: {data.strerror or data}"
+                if progress is not None:
+                    progress(shown)
+                continue
+            if isinstance(entry, str):
+                slots[index] = f"{shown}: {entry}"
+                continue
+            file_settings, configs[index], _part = entry
+            hit = cache.load_pickle("files", key) if key else None
+            if hit is not None:
+                hit = res.from_cache_state(hit, data)  # decoded when its text is first read
+            if hit is not None and res.dependencies_hold(hit):
+                hit.settings = file_settings
+                slots[index] = hit
+                if progress is not None:
+                    progress(shown)
+                continue
+            todo.append((index, shown, str(absolute), data, file_settings, key))
     n_jobs = _jobs(jobs, len(todo))
     outcomes = _pool_map(todo, n_jobs) if n_jobs > 1 else (_analyze_task(t) for t in todo)
     settings_of = {t[0]: t[4] for t in todo}
@@ -267,6 +312,20 @@ def analyze_paths(
 
 POOL_MIN_FILES = 8
 """Fewer files to analyse than this are analysed in the calling process (a pool costs more than it gains)."""
+
+READAHEAD_MIN_FILES = 16
+"""From this many files on, :func:`analyze_paths` may ask the kernel to read the files and their
+cache entries ahead (:func:`unveil.core.safe_read.will_need`)."""
+
+READAHEAD_WINDOW = 64
+"""Files :func:`analyze_paths` reads in turn while the kernel reads the next as many ahead."""
+
+READ_WAIT_PER_FILE = 25e-6
+READ_BYTES_PER_SECOND = 400e6
+"""A window of files that took longer to read and hash than :data:`READ_WAIT_PER_FILE` seconds
+a file plus its bytes at :data:`READ_BYTES_PER_SECOND` has waited on the disk: from then on the
+reads are advised ahead. Measured on this project's machine: 4–9 µs a small file from the page
+cache, 80–100 µs from the disk (``benchmarks/profile.md``, issue 10, session 11)."""
 
 POOL_MAX_JOBS = 8
 
@@ -754,7 +813,7 @@ def _scan(args: argparse.Namespace, settings: Settings) -> _Scan | int:
             return EXIT_ERROR
         collected.files = [(shown, p) for shown, p in collected.files if p.absolute() in changed]
     tick, close = _progress(len(collected.files))
-    memo = project.SearchMemo()
+    memo = project.SearchMemo(listed=collected.listed)
     try:
         results, errors = analyze_paths(
             paths,
@@ -788,7 +847,7 @@ def _scan(args: argparse.Namespace, settings: Settings) -> _Scan | int:
         a = r.analysis
         folder = os.path.dirname(os.path.abspath(a.path)) if a.path else None
         if folder is not None and folder not in found:
-            found[folder] = project.find(a.path, memo)
+            found[folder] = project.find(folder, memo)
         cfg = found[folder] if folder is not None else None
         if cfg is not None and set(cfg.data) - _DISPLAY_KEYS:  # it changes what is scanned or reported
             shown = display_path(cfg.path, cwd.resolve())

@@ -89,10 +89,10 @@ def test_unreadable_file_exits_2_and_the_others_are_reported(tmp_path, monkeypat
 
     real = safe_read.read_bytes
 
-    def read_bytes(path, max_bytes=None):
+    def read_bytes(path, max_bytes=None, **kw):
         if Path(path).name == secret.name:
             raise PermissionError(13, "Permission denied", str(path))
-        return real(path, max_bytes)
+        return real(path, max_bytes, **kw)
 
     monkeypatch.setattr(safe_read, "read_bytes", read_bytes)
     code, out, err = run("check", ".", "--format", "json")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from unveil.core import kinds
-from unveil.core.discovery import SKIP_DIRS, Exclude, Filters, escape_target, is_regular, walk
+from unveil.core.discovery import SKIP_DIRS, Exclude, Filters, collect, display_path, escape_target, is_regular, walk
 
 
 def reference_walk(root: Path, filters: Filters, outside) -> list[Path]:
@@ -148,3 +148,29 @@ def test_filters_say_where_they_may_exclude(tmp_path):
         (tmp_path / "sub").mkdir()
         assert Filters().may_exclude_in(tmp_path / "sub") is True
         assert Filters(gitignore=False).may_exclude_in(tmp_path / "sub") is False
+
+
+@pytest.mark.parametrize("seed", range(0, 40, 3))
+@pytest.mark.parametrize("where", ["inside", "above", "elsewhere"])
+def test_collect_shows_paths_and_real_paths_as_display_path_and_realpath_do(tmp_path, seed, where, monkeypatch):
+    rng = random.Random(seed)
+    root, outside_dir = tmp_path / "root", tmp_path / "elsewhere"
+    root.mkdir()
+    outside_dir.mkdir()
+    (outside_dir / "secret.md").write_text("secret\n")
+    _tree(root, rng, outside_dir)
+    (root / "sub").mkdir(exist_ok=True)
+    (root / "sub" / ".unveil.toml").write_text("ignore = []\n")
+    (root / "sub" / "CLAUDE.md").write_text("# c\n")
+    cwd = {"inside": root, "above": tmp_path, "elsewhere": outside_dir}[where]
+    monkeypatch.chdir(cwd)
+    got = collect([str(root)], cwd=cwd, filters=Filters())
+    want = [(display_path(p, cwd.resolve()), p) for p in walk(root, filters=Filters())]
+    reals = [os.path.realpath(p) for _, p in want]
+    keep = [w for i, w in enumerate(want) if reals[i] not in reals[:i]]  # a file reached twice is taken once
+    assert got.files == keep
+    # every folder the walk listed, with the configuration names its listing showed
+    listed = {str(Path(f).absolute()) for f, _dirs, _files in os.walk(root)}
+    assert set(got.listed) <= listed and str(root) in got.listed
+    assert got.listed[str(root / "sub")] == frozenset({".unveil.toml"})
+    assert all(names == frozenset() for f, names in got.listed.items() if f != str(root / "sub"))

@@ -37,7 +37,7 @@ from typing import Any, Iterable
 
 ENV_DIR = "UNVEIL_CACHE_DIR"
 ENV_OFF = "UNVEIL_NO_CACHE"
-FORMAT = 3
+FORMAT = 4
 """Bumped when an entry's layout changes; part of every key."""
 _MAGIC = b"UNVC2"
 """Every entry is ``_MAGIC``, the SHA-256 of the payload (32 bytes), then the payload: a
@@ -173,11 +173,22 @@ def store_marshal(namespace: str, key: str, value: Any) -> bool:
 def load_pickle(namespace: str, key: str) -> Any:
     """The pickled value stored under ``key``, or ``None`` (also when it no longer unpickles,
     e.g. after a class changed)."""
-    data = _read(namespace, key)
-    if data is None:
+    return loads_pickle(_read(namespace, key))
+
+
+def entry_path(namespace: str, key: str) -> str | None:
+    """Where the entry under ``key`` is (whether or not it exists); ``None`` when the cache is off."""
+    root = _cache_root()
+    return None if root is None else os.path.join(root, namespace, key)
+
+
+def loads_pickle(payload: bytes | None) -> Any:
+    """The value pickled in ``payload`` (an entry's payload), or ``None`` (no payload, or one
+    that no longer unpickles)."""
+    if payload is None:
         return None
     try:
-        return pickle.loads(data)
+        return pickle.loads(payload)
     except Exception:  # noqa: BLE001 - a stale or corrupt entry is a miss
         return None
 

@@ -397,8 +397,14 @@ def walk(root: Path, kind_map=None, onerror=None, filters: Filters | None = None
         yield path
 
 
-def _walk(root: Path, kind_map, onerror, filters: "Filters | None", outside) -> Iterator[tuple[Path, bool]]:
-    """:func:`walk`'s files as ``(path, whether the listing showed it as a symlink)``."""
+def _walk(
+    root: Path, kind_map, onerror, filters: "Filters | None", outside, listed: dict[str, frozenset[str]] | None = None
+) -> Iterator[tuple[Path, bool]]:
+    """:func:`walk`'s files as ``(path, whether the listing showed it as a symlink)``. With
+    ``listed``, each folder listed is recorded there (:attr:`Collected.listed`)."""
+    from unveil.core.project import CONFIG_NAMES
+
+    none: frozenset[str] = frozenset()
     root = Path(root).absolute()
     filters = filters if filters is not None else Filters.for_root(root)
     stack = [root]  # folders still to list, the next one last (no recursion: a deep tree is fine)
@@ -409,7 +415,11 @@ def _walk(root: Path, kind_map, onerror, filters: "Filters | None", outside) -> 
             continue
         dirs, files = listing
         folder = str(here)
-        may_exclude = filters.may_exclude_in(here, {e.name for e in dirs} | {e.name for e in files})
+        names = {e.name for e in dirs} | {e.name for e in files}
+        may_exclude = filters.may_exclude_in(here, names)
+        if listed is not None:
+            present = [n for n in CONFIG_NAMES if n in names]
+            listed[folder] = frozenset(present) if present else none
         kept: list[Path] = []
         for d in dirs:
             name = d.name
@@ -465,6 +475,10 @@ class Collected:
     outside: list[tuple[str, Path, Path]] = field(default_factory=list)
     """``(display path, absolute path, resolved target)`` of symlinks that leave the scanned root:
     never read, reported as ``UNV020`` findings."""
+    listed: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Every folder the walks listed (absolute, normalised) → the project configuration file
+    names (:data:`unveil.core.project.CONFIG_NAMES`) its listing showed: the configuration
+    search (:class:`unveil.core.project.SearchMemo`) then needs no ``stat`` for these folders."""
 
 
 def collect(
@@ -491,29 +505,37 @@ def collect(
 
     real_dirs: dict[str, str] = {}
 
-    def real(p: str, link: bool | None = None) -> str:
+    def real(p: str, link: bool | None = None, walked: str | None = None) -> str:
         """``os.path.realpath(p)`` of a normalised absolute path: a path that is not a symlink
         is its folder's real path (remembered per folder) joined with its name, so each folder
         costs one ``lstat`` rather than one per component. ``link``: whether ``p`` is a symlink,
-        when a folder listing has said so (``None``: ask with ``lstat``)."""
+        when a folder listing has said so (``None``: ask with ``lstat``). ``walked``: the root
+        of the walk that found ``p``: a folder below it is no symlink (a walk does not enter
+        one), so its real path is the root's with the rest appended, without an ``lstat``."""
         folder, name = os.path.split(p)
         if not name or (os.path.islink(p) if link is None else link):
             return os.path.realpath(p)
         if folder not in real_dirs:
-            real_dirs[folder] = real(folder)
+            if walked is not None and folder.startswith(walked) and folder[len(walked) : len(walked) + 1] == os.sep:
+                if walked not in real_dirs:
+                    real_dirs[walked] = real(walked)
+                real_dirs[folder] = real_dirs[walked] + folder[len(walked) :]
+            else:
+                real_dirs[folder] = real(folder)
         return os.path.join(real_dirs[folder], name)
 
-    cwd_prefix = str(cwd).rstrip("/") + "/"
+    cwd_text = str(cwd)
+    cwd_prefix = cwd_text.rstrip("/") + "/"
 
-    def add(p: Path, link: bool | None = None) -> None:
+    def add(p: Path, link: bool | None = None, walked: str | None = None) -> None:
         p = p.absolute()
         s = os.path.normpath(p)
-        key = real(s, link)
+        key = real(s, link, walked)
         if key in seen:
             return
         seen.add(key)
-        if os.sep == "/" and s.startswith(cwd_prefix):  # what display_path gives, without its Path work
-            shown = s[len(cwd_prefix) :]
+        if os.sep == "/":  # what display_path gives (a lexical test), without its Path work
+            shown = s[len(cwd_prefix) :] if s.startswith(cwd_prefix) else ("." if s == cwd_text else s)
         else:
             shown = display_path(p, cwd)
         out.files.append((shown, p))
@@ -541,8 +563,9 @@ def collect(
                 out.outside.append((display_path(f.absolute(), cwd), f.absolute(), target))
 
             before = dict(f_.ignored)
-            for f, link in _walk(p, kind_map, onerror, f_, escaped):
-                add(f, link)
+            walked = os.path.normpath(p.absolute())
+            for f, link in _walk(p, kind_map, onerror, f_, escaped, out.listed):
+                add(f, link, walked)
             for reason, n in f_.ignored.items():
                 out.ignored[reason] = out.ignored.get(reason, 0) + n - before.get(reason, 0)
             if f_.config is not None and f_.config not in out.configs:

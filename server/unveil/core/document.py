@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from typing import Sequence
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -72,11 +73,14 @@ class Document:
     """
 
     __slots__ = ("text", "line_starts", "_line_ends")
+    text: str
+    line_starts: Sequence[int]
+    _line_ends: Sequence[int]
 
     def __init__(self, text: str) -> None:
         self.text = text
         starts = [0]
-        ends = []
+        ends: list[int] = []
         for m in _LINE_BREAK.finditer(text):
             ends.append(m.start())
             starts.append(m.end())
@@ -85,16 +89,36 @@ class Document:
         self._line_ends = ends  # offset of the line's content end (before its line break)
 
     @classmethod
-    def from_index(cls, text: str, line_starts: list[int], line_ends: list[int]) -> "Document":
+    def from_index(cls, text: str, line_starts: Sequence[int], line_ends: Sequence[int]) -> "Document":
         """A document over ``text`` with its line index given, as an earlier ``Document(text)``
         computed it (``line_starts``; ``line_ends``: each line's content end, before its line
-        break): a stored result loads without a pass over the text. The caller vouches that the
-        index is ``text``'s (:mod:`unveil.core.results` stores both from one document)."""
+        break), as lists or ``array("q")`` (read only by index, ``len`` and ``bisect``): a stored
+        result loads without a pass over the text. The caller vouches that the index is
+        ``text``'s (:mod:`unveil.core.results` stores both from one document)."""
         doc = cls.__new__(cls)
         doc.text = text
         doc.line_starts = line_starts
         doc._line_ends = line_ends
         return doc
+
+    @classmethod
+    def from_line_starts(cls, text: str, line_starts: Sequence[int]) -> "Document":
+        """A document over ``text`` with its ``line_starts`` given (as an earlier
+        ``Document(text)`` computed them; a list or an ``array``): each line's content end is
+        the next line's start less its line break, one code point (``\n``, ``\r``) or two
+        (``\r\n``: a ``\r`` right before the ``\n`` that precedes a line start is always
+        that pair, as the splitting pattern tries it first). Costs one pass over the starts,
+        not over the text. The caller vouches that the starts are ``text``'s."""
+        n = len(text)
+        m = len(line_starts)
+        ends = [s - 1 for s in line_starts[1:]] if m > 1 else []
+        ends.append(n)
+        if m > 1 and "\r\n" in text:
+            for i in range(m - 1):
+                e = ends[i]
+                if e > line_starts[i] and text[e] == "\n" and text[e - 1] == "\r":
+                    ends[i] = e - 1
+        return cls.from_index(text, line_starts, ends)
 
     # -- lines -------------------------------------------------------------------------
     @property

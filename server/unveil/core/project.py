@@ -195,18 +195,41 @@ class SearchMemo:
     """What one CLI run has already looked up, assuming no configuration file changes while it
     runs (the LSP never passes one: a config can appear between two keystrokes).
 
-    ``nearest``: folder (absolute) → its nearest :class:`ProjectConfig` or ``None`` (every folder
-    walked through on the way up is recorded, so a sibling folder stops at their common parent);
-    ``settings``: ``(config path or None, repr of the layers)`` → the merged
-    ``(Settings, ProjectConfig)`` :func:`settings_for` returns."""
+    ``nearest``: folder (absolute, as a string) → its nearest :class:`ProjectConfig` or ``None``
+    (every folder walked through on the way up is recorded, so a sibling folder stops at their
+    common parent); ``settings``: ``(config path or None, repr of the layers)`` → the merged
+    ``(Settings, ProjectConfig)`` :func:`settings_for` returns; ``listed``: folder (absolute,
+    normalised string) → the :data:`CONFIG_NAMES` its folder listing showed
+    (:attr:`unveil.core.discovery.Collected.listed`): such a folder is known to be a folder and
+    only the configuration files it holds are opened, with no ``stat`` of the names it lacks.
+    ``layers_repr``: the last ``(base, layers, repr)`` :func:`settings_for` computed, reused
+    while the same objects come again (a run's layers are not changed while it runs)."""
 
-    nearest: dict[Path, "ProjectConfig | None"] = field(default_factory=dict)
+    nearest: dict[str, "ProjectConfig | None"] = field(default_factory=dict)
     settings: dict[tuple[Path | None, str], tuple[Settings, "ProjectConfig | None"]] = field(default_factory=dict)
+    listed: dict[str, frozenset[str]] = field(default_factory=dict)
+    layers_repr: tuple | None = None
+
+    def layers_key(self, base: Settings, layers: list) -> str:
+        """``repr((base, layers))``, computed again only when ``base`` or an element of
+        ``layers`` is another object than last time."""
+        last = self.layers_repr
+        if (
+            last is not None
+            and last[0] is base
+            and len(last[1]) == len(layers)
+            and all(a is b for a, b in zip(last[1], layers))
+        ):
+            return last[2]
+        text = repr((base, layers))
+        self.layers_repr = (base, list(layers), text)
+        return text
 
 
 def find(start: str | os.PathLike | None, memo: SearchMemo | None = None) -> ProjectConfig | None:
     """The nearest config at or above ``start`` (a folder, or a file whose folder is used).
-    With ``memo``, folders already searched in this run are not searched again."""
+    With ``memo``, folders already searched in this run are not searched again, and a folder
+    whose listing the memo holds (:attr:`SearchMemo.listed`) costs no ``stat``."""
     if start is None:
         return None
     p = Path(start)
@@ -214,22 +237,31 @@ def find(start: str | os.PathLike | None, memo: SearchMemo | None = None) -> Pro
         p = p.absolute()
     except OSError:
         return None
-    if not p.is_dir():
+    listed = memo.listed if memo is not None else {}
+    if os.fspath(p) not in listed and not p.is_dir():
         p = p.parent
-    walked: list[Path] = []
+    walked: list[str] = []
     found: ProjectConfig | None = None
     for folder in ancestors(p):
-        if memo is not None and folder in memo.nearest:
-            found = memo.nearest[folder]
-            break
-        walked.append(folder)
         here = str(folder)
-        found = next((c for c in (load(os.path.join(here, n)) for n in CONFIG_NAMES) if c is not None), None)
+        if memo is not None and here in memo.nearest:
+            found = memo.nearest[here]
+            break
+        walked.append(here)
+        names = listed.get(here)
+        found = next(
+            (
+                c
+                for c in (load(os.path.join(here, n)) for n in CONFIG_NAMES if names is None or n in names)
+                if c is not None
+            ),
+            None,
+        )
         if found is not None:
             break
     if memo is not None:
-        for folder in walked:
-            memo.nearest[folder] = found
+        for here in walked:
+            memo.nearest[here] = found
     return found
 
 
@@ -273,7 +305,7 @@ def settings_for(
     else:
         cfg = find(path if path else fallback_dir, memo) if (path or fallback_dir) else None
     layers = list(layers)
-    memo_key = (cfg.path if cfg is not None else None, repr((base, layers)))
+    memo_key = (cfg.path if cfg is not None else None, memo.layers_key(base, layers) if memo is not None else "")
     if memo is not None:
         hit = memo.settings.get(memo_key)
         if hit is not None:

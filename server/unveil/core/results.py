@@ -11,7 +11,8 @@ the file cache (:mod:`unveil.core.cache`, namespace ``files/``) stores one. Pick
 its text and fields (with the line index) and never its settings: the reader attaches the
 settings it computed the key from. The file cache leaves the text out too (:func:`cache_state`):
 the reader has the file's bytes, which the key was computed from. An unpickled report keeps its
-line index packed (two ``array("q")`` byte strings) until ``doc`` is first read: in a warm corpus
+line starts packed (one ``array("I")`` byte string; the line ends follow from the starts and the
+text) and, from the file cache, its text as the file's bytes, until ``doc`` is first read: in a warm corpus
 run 401 of 3,349 reports are ever asked for a position.
 
 :func:`file_key` and :func:`dependencies_hold` decide when a stored report may be reused: the
@@ -58,7 +59,20 @@ class FileReport:
     @property
     def text(self) -> str:
         packed = self.__dict__.get("_packed")
-        return packed[0] if packed is not None else self.doc.text
+        return self._unpacked_text(packed) if packed is not None else self.doc.text
+
+    def _unpacked_text(self, packed: tuple) -> str:
+        """The text of a packed report (``packed[0]``): the file's bytes as
+        :func:`from_cache_state` stores them (decoded here, once, with
+        :func:`unveil.core.safe_read.decode`), or the text itself."""
+        text = packed[0]
+        if type(text) is bytes:
+            from unveil.core.safe_read import decode
+
+            text = decode(text)
+            if self.__dict__.get("_packed") is packed:
+                self.__dict__["_packed"] = (text, *packed[1:])
+        return text
 
     @classmethod
     def of(cls, analysis, deps: tuple = ()) -> "FileReport":
@@ -79,12 +93,11 @@ class FileReport:
         state = {k: getattr(self, k) for k in ("path", "kind", "grade", "findings", "tokens", "extra", "deps")}
         doc = self.doc
         state["text"] = doc.text
-        # the line index as two arrays of 8-byte offsets: loading them is a copy, rebuilding the
-        # index from the text a regular-expression pass (a third of a warm run's time)
-        state["lines"] = (
-            array("q", doc.line_starts).tobytes(),
-            array("q", (doc.line_span(i)[1] for i in range(doc.line_count))).tobytes(),
-        )
+        # the line starts as one array of 4-byte offsets (8-byte past 4 Gi code points; the
+        # line ends follow from them, :meth:`Document.from_line_starts`): loading them is a
+        # copy, rebuilding the index from the text a regular-expression pass
+        code = "I" if len(doc.text) < 1 << 32 and array("I").itemsize == 4 else "q"
+        state["lines"] = (code, array(code, doc.line_starts).tobytes())
         return state
 
     if not TYPE_CHECKING:  # (hidden from mypy, which would accept any attribute name otherwise)
@@ -98,8 +111,10 @@ class FileReport:
             if name == "doc":
                 packed = self.__dict__.get("_packed")
                 if packed is not None:
-                    text, starts, ends = packed
-                    doc = Document.from_index(text, array("q", starts).tolist(), array("q", ends).tolist())
+                    text, code, starts = self._unpacked_text(packed), packed[1], packed[2]
+                    # the array itself (indexing and bisect work on it): converting a large
+                    # file's starts to a list of ints costs more than every lookup a report makes
+                    doc = Document.from_line_starts(text, array(code, starts))
                     self.__dict__["doc"] = doc
                     self.__dict__.pop("_packed", None)
                     return doc
@@ -111,11 +126,13 @@ class FileReport:
     def __setstate__(self, state: dict) -> None:
         state = dict(state)
         text = state.pop("text")
-        starts, ends = state.pop("lines", (None, None))
-        if starts is None or ends is None:
-            self.doc = Document(text)
-        elif type(starts) is bytes and type(ends) is bytes and len(starts) == len(ends) and len(starts) % 8 == 0:
-            self.__dict__["_packed"] = (text, starts, ends)
+        code, starts = state.pop("lines", (None, None))
+        if type(text) is not str and type(text) is not bytes:
+            raise ValueError("a text of another type")
+        if code is None and starts is None:
+            self.doc = Document(self._unpacked_text((text,)))
+        elif code in _LINE_CODES and type(starts) is bytes and starts and len(starts) % _LINE_CODES[code] == 0:
+            self.__dict__["_packed"] = (text, code, starts)
         else:
             raise ValueError("a line index of another shape")
         self.settings = None
@@ -124,6 +141,10 @@ class FileReport:
             state["tokens"] = _tokens_from_state(tokens)
         for k, v in state.items():
             setattr(self, k, v)
+
+
+_LINE_CODES = {"I": 4, "q": 8} if array("I").itemsize == 4 else {"q": 8}
+"""The ``array`` type codes a stored line index may have, with their item sizes."""
 
 
 def cache_state(report: FileReport, text: str) -> dict:
@@ -174,9 +195,11 @@ def _tokens_from_state(state: tuple) -> TokenReport:
     return report
 
 
-def from_cache_state(state: object, text: str) -> FileReport | None:
+def from_cache_state(state: object, text: str | bytes) -> FileReport | None:
     """The report :func:`cache_state` stored, with ``text`` put back when it was left out;
-    ``None`` for anything else (an entry of an older layout is a miss)."""
+    ``None`` for anything else (an entry of an older layout is a miss). ``text``: the file's
+    text, or its bytes, then decoded (:func:`unveil.core.safe_read.decode`) only when the
+    report's ``text`` or ``doc`` is first read: most reports of a warm run never are."""
     if not isinstance(state, dict) or "lines" not in state:
         return None
     state = dict(state)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import stat
+from typing import Sequence
 
 MAX_CONFIG_BYTES = 1024 * 1024
 """Largest configuration, rule or price file read (bytes)."""
@@ -64,24 +65,35 @@ def _refuse_mode(path: str, mode: int) -> None:
         raise RefusedRead(path, f"refused to read: {what}")
 
 
-def read_bytes(path: str | os.PathLike, max_bytes: int | None = None) -> bytes:
+def read_bytes(path: str | os.PathLike, max_bytes: int | None = None, *, checked: bool = False) -> bytes:
     """The bytes of the regular file at ``path`` (symlinks followed). ``max_bytes=None``: no
     size cap. Raises :class:`RefusedRead` (not a regular file; more than ``max_bytes``) or the
-    ``OSError`` of ``stat``/``open``/``read``."""
+    ``OSError`` of ``stat``/``open``/``read``.
+
+    The file is ``stat``-ed before it is opened (opening a device can act on it) and again,
+    through the open descriptor, after: ``checked=True`` (the caller has just seen a regular
+    file there: a folder listing, a ``stat``) leaves out the first. The first ``read`` asks for
+    one byte more than the size ``fstat`` gave: when exactly that size comes back, the file has
+    been read whole in one call (a file whose size says nothing, as in ``/proc``, is read to
+    an empty read)."""
     p = os.fspath(path)
-    _refuse_mode(p, os.stat(p).st_mode)
+    if not checked:
+        _refuse_mode(p, os.stat(p).st_mode)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     flags |= getattr(os, "O_BINARY", 0)
     fd = os.open(p, flags)
     try:
         st = os.fstat(fd)
         _refuse_mode(p, st.st_mode)
-        if max_bytes is not None and st.st_size > max_bytes:
-            raise RefusedRead(p, f"refused to read: {st.st_size:,} bytes is more than the {max_bytes:,}-byte limit")
+        size = st.st_size
+        if max_bytes is not None and size > max_bytes:
+            raise RefusedRead(p, f"refused to read: {size:,} bytes is more than the {max_bytes:,}-byte limit")
         parts: list[bytes] = []
         total = 0
+        want = size + 1 if 0 < size < _CHUNK else _CHUNK
         while True:
-            want = _CHUNK if max_bytes is None else min(_CHUNK, max_bytes + 1 - total)
+            if max_bytes is not None:
+                want = min(want, max_bytes + 1 - total)
             chunk = os.read(fd, want)
             if not chunk:
                 break
@@ -89,9 +101,41 @@ def read_bytes(path: str | os.PathLike, max_bytes: int | None = None) -> bytes:
             total += len(chunk)
             if max_bytes is not None and total > max_bytes:
                 raise RefusedRead(p, f"refused to read: more than the {max_bytes:,}-byte limit")
-        return b"".join(parts)
+            if total == size and len(parts) == 1 and len(chunk) < want:
+                break  # the whole file, as its size said, and nothing after it
+            want = _CHUNK
+        return parts[0] if len(parts) == 1 else b"".join(parts)
     finally:
         os.close(fd)
+
+
+def will_need(paths: Sequence[str]) -> int:
+    """Ask the kernel to start reading each of ``paths`` into the page cache, without waiting
+    for it (``posix_fadvise(POSIX_FADV_WILLNEED)``, POSIX.1-2001; Linux reads ahead
+    asynchronously): reading them one by one afterwards then seldom waits on the disk. Returns
+    how many were advised. Only regular files are advised (each is opened with ``O_NONBLOCK``
+    and checked with ``fstat``, as :func:`read_bytes` does); a path that cannot be opened is
+    skipped, and nothing is read. For paths the caller has seen as regular files (a folder
+    listing; the result cache's own entries); a no-op where ``posix_fadvise`` is missing."""
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is None:
+        return 0
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    done = 0
+    for p in paths:
+        try:
+            fd = os.open(p, flags)
+        except (OSError, ValueError):
+            continue
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                advise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
+                done += 1
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return done
 
 
 def decode(data: bytes) -> str:
