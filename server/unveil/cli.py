@@ -1468,9 +1468,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from unveil.core import rxcache
 
         rxcache.install()  # before the server imports the checks: their patterns load, not compile
-        from unveil.lsp import codecache
+        from unveil.core import codecache
 
-        codecache.install()  # before pygls imports lsprotocol: its generated methods load, not compile
+        codecache.install(
+            codecache.SERVER_MODULES
+        )  # before pygls imports lsprotocol: its generated methods load, not compile
         from unveil.lsp.server import run
 
         return run(argv[1:])
@@ -1493,9 +1495,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if no_cache:  # unveil.core.cache reads it; pool workers inherit it
         os.environ["UNVEIL_NO_CACHE"] = "1"
     else:
-        from unveil.core import rxcache
+        from unveil.core import codecache, rxcache
 
         rxcache.install()  # compiled patterns from the user cache (a no-op when it is off)
+        codecache.install(codecache.CLI_MODULES)  # the analysis' dataclass methods: loaded, not compiled
     try:
         return handler(args)
     except KeyboardInterrupt:

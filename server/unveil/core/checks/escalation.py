@@ -120,7 +120,14 @@ def _data_path() -> Path:
 def catalogue() -> tuple[tuple[CommandForm, ...], tuple[ProseForm, ...]]:
     """The parsed catalogue. Raises ``OSError``/``tomllib.TOMLDecodeError``/``KeyError``/``re.error``
     on a broken data file (a packaging bug, caught by the tests)."""
+    from unveil.core import rxcache
+
     data = tomllib.loads(_data_path().read_text(encoding="utf-8"))
+    with rxcache.recording():  # bundled patterns: kept in the compiled-pattern cache
+        return _forms(data)
+
+
+def _forms(data: dict) -> tuple[tuple[CommandForm, ...], tuple[ProseForm, ...]]:
     cmds = tuple(
         CommandForm(
             c["id"],
