@@ -87,11 +87,15 @@ def _open(client, uri: str, text: str, version: int = 1) -> None:
     )
 
 
-async def _lock_diag(client, uri: str, code: str):
+async def _lock_diag(client, uri: str, code: str, needs: str = ""):
+    """The latest publish for ``uri`` with a ``code`` diagnostic (whose message contains
+    ``needs``: the token delta comes with the publish after the tokenizer has loaded, which the
+    first diagnostics never wait for)."""
+
     async def find():
         for p in reversed(client.publishes):
             if p.uri == uri:
-                hits = [d for d in p.diagnostics if d.code == code]
+                hits = [d for d in p.diagnostics if d.code == code and needs in d.message]
                 return (hits[0], p) if hits else None
         return None
 
@@ -101,7 +105,7 @@ async def _lock_diag(client, uri: str, code: str):
 async def test_changed_file_diagnostic_hover_and_actions(client):
     uri = (client.repo / "CLAUDE.md").as_uri()
     _open(client, uri, CHANGED)
-    diag, publish = await _lock_diag(client, uri, "lock-changed")
+    diag, publish = await _lock_diag(client, uri, "lock-changed", needs="tok/session")
     assert diag.range.start == types.Position(0, 0) and diag.range.end == types.Position(0, len("# Project notes"))
     assert diag.severity == types.DiagnosticSeverity.Warning and diag.source == "unveil"
     assert diag.message.startswith("Changed since review (")

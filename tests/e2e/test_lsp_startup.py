@@ -34,7 +34,17 @@ def _client() -> LanguageClient:
         c.diagnostics[params.uri] = params.diagnostics
         c.publishes.append(params)
 
-    register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: on_publish})
+    def on_refresh(c: LanguageClient, params: None) -> None:
+        return None  # the "neovim" capabilities below claim support: answer as Neovim does
+
+    register_lsp_features(
+        client,
+        {
+            **DEFAULT_CLIENT_FEATURES,
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: on_publish,
+            types.WORKSPACE_INLAY_HINT_REFRESH: on_refresh,
+        },
+    )
     return client
 
 

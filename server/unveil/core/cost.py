@@ -202,11 +202,11 @@ def token_report(ctx, wait: bool = True) -> TokenReport | None:
     """The :class:`TokenReport` for a check :class:`~unveil.core.checks.Context` (uses
     ``ctx.doc.text``, ``ctx.kind``, ``ctx.path``, ``ctx.markdown.headings``).
 
-    ``wait=False`` returns ``None`` while the tokenizer is still loading. Raises only
+    ``wait=False`` returns ``None`` while the tokenizer is not loaded (and does not start
+    loading it: :func:`unveil.core.tokens.count`). Raises only
     :class:`~unveil.core.tokens.TokenizerError` (corrupt bundled data).
     """
     if not wait and not tokens.ready():
-        tokens.preload()
         return None
     text: str = ctx.doc.text
     kind = kinds.kind_info(ctx.kind)

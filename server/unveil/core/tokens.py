@@ -412,14 +412,16 @@ def count(text: str, wait: bool) -> int | None: ...
 def count(text: str, wait: bool = True) -> int | None:
     """Number of ``o200k_base`` tokens in ``text`` (ordinary text: special tokens not recognised).
 
-    ``wait=False`` returns ``None`` instead of blocking while the encoding is still loading.
-    Raises :class:`TokenizerError` if the bundled data is corrupt. Never raises on any text.
+    ``wait=False`` returns ``None`` instead of blocking while the encoding is not loaded, and
+    does not start loading it: building the encoding holds the GIL for about 0.1–0.2 s, which
+    would delay the analysis that asked (the language server's first diagnostics); whoever needs
+    counts starts it (:func:`preload`, :func:`prepare`, :func:`wait`). Raises
+    :class:`TokenizerError` if the bundled data is corrupt. Never raises on any text.
     """
     if not text:
         return 0
     if not ready():
         if not wait:
-            preload()
             return None
     got = _memo.get(text)
     if got is not None:
