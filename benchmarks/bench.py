@@ -716,15 +716,20 @@ def bench_corpus(corpus: Path, agnix: str | None, reps: int, work: Path, warm_re
         "bytes": sum(p.stat().st_size for p in files),
     }
     cold, warm, ag, ag_warm = [], [], [], []
-    for i in range(reps):
-        cache = work / f"corpus-cache-{i}"
+
+    def pair(agnix_runs: list, cache: Path) -> dict:
+        """An agnix run (into ``agnix_runs``), then unveil's JSON check of the folder."""
         if agnix:
-            ag.append(run_proc([agnix, "--format", "json", str(folder)]))
-        r = run_proc(
+            agnix_runs.append(run_proc([agnix, "--format", "json", str(folder)]))
+        return run_proc(
             unveil_cmd("check", "--format", "json", "--fail-on", "never", str(folder)),
             unveil_env(cache),
             keep_stdout=True,
         )
+
+    for i in range(reps):
+        cache = work / f"corpus-cache-{i}"
+        r = pair(ag, cache)
         try:
             data = json.loads(r["stdout"])
             r["files"] = len(data["files"])
@@ -733,13 +738,7 @@ def bench_corpus(corpus: Path, agnix: str | None, reps: int, work: Path, warm_re
             r["error"] = "no JSON on stdout"
         cold.append(r)
         for _ in range(max(1, warm_reps)):
-            if agnix:
-                ag_warm.append(run_proc([agnix, "--format", "json", str(folder)]))
-            r = run_proc(
-                unveil_cmd("check", "--format", "json", "--fail-on", "never", str(folder)),
-                unveil_env(cache),
-                keep_stdout=True,
-            )
+            r = pair(ag_warm, cache)
             r["same_report_as_cold"] = r.get("stdout") == cold[-1].get("stdout")
             warm.append(r)
         shutil.rmtree(cache, ignore_errors=True)

@@ -92,14 +92,19 @@ def _filters(rng: random.Random, root: Path) -> Filters:
     return Filters(skip_names=frozenset(), excludes=(Exclude("Docs/**", root),))
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_walk_agrees_with_the_os_walk_it_replaced(tmp_path, seed):
-    rng = random.Random(seed)
+def _generated(tmp_path: Path, seed: int) -> tuple[Path, Path]:
+    """``(root, a folder outside it)``: the tree :func:`_tree` makes for ``seed``."""
     root, outside_dir = tmp_path / "root", tmp_path / "elsewhere"
     root.mkdir()
     outside_dir.mkdir()
     (outside_dir / "secret.md").write_text("secret\n")
-    _tree(root, rng, outside_dir)
+    _tree(root, random.Random(seed), outside_dir)
+    return root, outside_dir
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_walk_agrees_with_the_os_walk_it_replaced(tmp_path, seed):
+    root, outside_dir = _generated(tmp_path, seed)
     if seed % 4 == 3 and shutil.which("git"):
         subprocess.run(["git", "init", "-q", str(root)], check=True)
         (root / ".gitignore").write_text("notes.md\n!Docs/notes.md\nz/\n")
@@ -153,12 +158,7 @@ def test_filters_say_where_they_may_exclude(tmp_path):
 @pytest.mark.parametrize("seed", range(0, 40, 3))
 @pytest.mark.parametrize("where", ["inside", "above", "elsewhere"])
 def test_collect_shows_paths_and_real_paths_as_display_path_and_realpath_do(tmp_path, seed, where, monkeypatch):
-    rng = random.Random(seed)
-    root, outside_dir = tmp_path / "root", tmp_path / "elsewhere"
-    root.mkdir()
-    outside_dir.mkdir()
-    (outside_dir / "secret.md").write_text("secret\n")
-    _tree(root, rng, outside_dir)
+    root, outside_dir = _generated(tmp_path, seed)
     (root / "sub").mkdir(exist_ok=True)
     (root / "sub" / ".unveil.toml").write_text("ignore = []\n")
     (root / "sub" / "CLAUDE.md").write_text("# c\n")
