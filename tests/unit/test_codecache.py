@@ -106,8 +106,11 @@ def test_the_server_writes_the_table_and_the_next_one_loads_it(tmp_path):
     """Two ``unveil serve`` processes that exit at once (end of input): the first stores the
     lsprotocol methods, the second loads them all."""
     env = {"UNVEIL_CACHE_DIR": str(tmp_path / "c"), "PATH": "/usr/bin:/bin"}
+    # attrs and cattrs only: the server's dataclasses are partly defined by its warm-up thread,
+    # which an exit at end of input may stop anywhere (the dataclass front has its own test)
     probe = (
-        "import sys; from unveil.core import codecache; from unveil.cli import main; "
+        "import sys; from unveil.core import codecache; "
+        "codecache.install(('attr._make', 'cattrs.gen', 'cattrs.gen.typeddicts')); from unveil.cli import main; "
         "rc = main(['serve']); print(codecache.stats['loaded'], codecache.stats['compiled'], file=sys.stderr)"
     )
     runs = [
@@ -186,7 +189,8 @@ def test_dataclasses_behave_the_same_compiled_stored_and_loaded(tmp_path, future
     first, (loaded1, compiled1) = run("front")
     second, (loaded2, compiled2) = run("front")
     assert first == plain and second == plain
-    assert loaded1 == 0 and compiled1 >= 9  # at least __init__, __repr__ and __eq__ of each class
+    # Python 3.10-3.12 exec each generated method (9 or more here), 3.13 one source per class (3)
+    assert loaded1 == 0 and compiled1 >= 3
     assert (loaded2, compiled2) == (compiled1, 0)
     # the defining module's annotations, as it wrote them: postponed (strings) or evaluated
     assert (
