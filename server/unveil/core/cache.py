@@ -83,19 +83,17 @@ def _platform_dir() -> str | None:
 
 
 def _path(namespace: str, key: str) -> Path | None:
-    root = cache_dir()
-    if root is None:
-        return None
-    return root / namespace / key
+    p = entry_path(namespace, key)
+    return Path(p) if p is not None else None
 
 
 def _read(namespace: str, key: str) -> bytes | None:
     """The payload of an entry whose checksum holds, else ``None``."""
-    root = _cache_root()
-    if root is None:
+    path = entry_path(namespace, key)
+    if path is None:
         return None
     try:
-        data = _read_file(os.path.join(root, namespace, key))  # str paths: a Path per hit costs more
+        data = _read_file(path)  # str paths: a Path per hit costs more
     except (OSError, ValueError):
         return None
     head = len(_MAGIC) + 32
@@ -173,24 +171,20 @@ def store_marshal(namespace: str, key: str, value: Any) -> bool:
 def load_pickle(namespace: str, key: str) -> Any:
     """The pickled value stored under ``key``, or ``None`` (also when it no longer unpickles,
     e.g. after a class changed)."""
-    return loads_pickle(_read(namespace, key))
+    data = _read(namespace, key)
+    if data is None:
+        return None
+    try:
+        return pickle.loads(data)
+    except Exception:  # noqa: BLE001 - a stale or corrupt entry is a miss
+        return None
 
 
 def entry_path(namespace: str, key: str) -> str | None:
-    """Where the entry under ``key`` is (whether or not it exists); ``None`` when the cache is off."""
+    """Where the entry under ``key`` is (whether or not it exists), as a string; ``None`` when
+    the cache is off."""
     root = _cache_root()
     return None if root is None else os.path.join(root, namespace, key)
-
-
-def loads_pickle(payload: bytes | None) -> Any:
-    """The value pickled in ``payload`` (an entry's payload), or ``None`` (no payload, or one
-    that no longer unpickles)."""
-    if payload is None:
-        return None
-    try:
-        return pickle.loads(payload)
-    except Exception:  # noqa: BLE001 - a stale or corrupt entry is a miss
-        return None
 
 
 def store_pickle(namespace: str, key: str, value: Any) -> bool:

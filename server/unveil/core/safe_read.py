@@ -44,6 +44,17 @@ class RefusedRead(OSError):
         return f"{self.filename}: {self.reason}"
 
 
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+"""How a file is opened for reading: never blocking on a FIFO, never becoming the controlling
+terminal, not inherited by child processes, no text translation (Windows)."""
+
+
 def _kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a folder"
@@ -79,9 +90,7 @@ def read_bytes(path: str | os.PathLike, max_bytes: int | None = None, *, checked
     p = os.fspath(path)
     if not checked:
         _refuse_mode(p, os.stat(p).st_mode)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
-    flags |= getattr(os, "O_BINARY", 0)
-    fd = os.open(p, flags)
+    fd = os.open(p, _OPEN_FLAGS)
     try:
         st = os.fstat(fd)
         _refuse_mode(p, st.st_mode)
@@ -120,11 +129,10 @@ def will_need(paths: Sequence[str]) -> int:
     advise = getattr(os, "posix_fadvise", None)
     if advise is None:
         return 0
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     done = 0
     for p in paths:
         try:
-            fd = os.open(p, flags)
+            fd = os.open(p, _OPEN_FLAGS)
         except (OSError, ValueError):
             continue
         try:
