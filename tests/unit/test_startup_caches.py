@@ -267,6 +267,149 @@ def test_subset_counts_on_corpus_files(full_and_ranks):
             assert _subset_count(text, ranks, long) == _full_count(text, full), p
 
 
+# --------------------------------------------------------------------------- the rank table
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(st.binary(min_size=1, max_size=20), st.integers(0, 2**32 - 1), max_size=300),
+    st.lists(st.binary(max_size=20), max_size=50),
+    st.integers(0, 6),
+)
+def test_a_rank_table_answers_as_its_mapping(ranks, others, bits):
+    from unveil.core.rank_table import RankTable
+
+    table = RankTable.build(ranks, bucket_bits=bits)
+    back = RankTable.from_bytes(table.to_bytes())
+    assert back is not None
+    for t in (table, back):
+        assert len(t) == len(ranks)
+        assert dict(t.items()) == ranks
+        assert all(t.get(k) == v and k in t for k, v in ranks.items())
+        assert [t.get(o, -1) for o in others] == [ranks.get(o, -1) for o in others]
+
+
+def test_a_rank_table_refuses_bytes_it_did_not_write():
+    from unveil.core import rank_table
+    from unveil.core.rank_table import RankTable
+
+    good = RankTable.build({b"ab": 1, b"c": 2}, bucket_bits=2).to_bytes()
+    h = rank_table._HEADER
+    magic, order, item, mask, n, blob_len = h.unpack_from(good)
+    body = good[h.size :]
+
+    def head(**kw):
+        f = dict(magic=magic, order=order, item=item, mask=mask, n=n, blob_len=blob_len) | kw
+        return h.pack(f["magic"], f["order"], f["item"], f["mask"], f["n"], f["blob_len"])
+
+    bad = [
+        b"",
+        good[: h.size - 1],
+        head(magic=b"UVRANKS0") + body,
+        head(order=1 - order) + body,
+        head(item=8) + body,
+        head(mask=5) + body,  # mask + 1 not a power of two
+        head(n=n + 1) + body,
+        head(blob_len=blob_len - 1) + body[:-1],  # sizes agree, but the offsets do not end at the blob's end
+        good[:-1],
+        good + b"\0",
+    ]
+    assert [RankTable.from_bytes(b) for b in bad] == [None] * len(bad)
+    assert dict(RankTable.from_bytes(good).items()) == {b"ab": 1, b"c": 2}
+
+
+def test_the_probe_ranks_are_the_bundled_files():
+    ranks = tokens._ranks_of((tokens.DATA_DIR / tokens.DATA_FILE).read_bytes())
+    assert {t: ranks[t] for t in tokens._PROBE} == tokens._PROBE
+    assert tokens._probe_ok(ranks) and not tokens._probe_ok({**ranks, b"ing": 290})
+
+
+def test_the_stored_rank_table_holds_every_short_rank(cache_dir, full_and_ranks):
+    _, ranks, long = full_and_ranks
+    assert tokens._cached_table() is None
+    tokens._store_table(ranks, long)
+    got = tokens._cached_table()
+    assert got is not None
+    table, long2 = got
+    short = {k: v for k, v in ranks.items() if len(k) <= tokens.SUBSET_MAX_BYTES}
+    assert len(table) == len(short) == tokens.O200K_RANKS - tokens.O200K_LONG
+    assert dict(table.items()) == short and long2 == long
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(ALPHABET, max_size=60).map("".join))
+def test_a_subset_encoding_from_the_rank_table_counts_like_the_full_one(rank_table, full_and_ranks, text):
+    full, _, long = full_and_ranks
+    assert _subset_count(text, rank_table, long) == _full_count(text, full)
+
+
+@pytest.fixture(scope="module")
+def rank_table(full_and_ranks):
+    from unveil.core.rank_table import RankTable
+
+    _, ranks, _ = full_and_ranks
+    return RankTable.build((k, v) for k, v in ranks.items() if len(k) <= tokens.SUBSET_MAX_BYTES)
+
+
+def test_rank_table_subsets_equal_dict_subsets_on_corpus_files(rank_table, full_and_ranks):
+    from pathlib import Path
+
+    _, ranks, long = full_and_ranks
+    root = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+    files = sorted(p for p in (root / "benign").rglob("*.md") if p.stat().st_size < 40_000)[::41]
+    if not files:
+        pytest.skip("corpus not found")
+    for p in files:
+        text = tokens._clean(p.read_bytes().decode("utf-8", "surrogateescape"))
+        assert tokens.subset_ranks(text, rank_table, long) == tokens.subset_ranks(text, ranks, long), p
+
+
+def test_prepare_counts_from_the_rank_table_without_reading_every_rank(
+    monkeypatch, unloaded, cache_dir, full_and_ranks
+):
+    full, ranks, long = full_and_ranks
+    tokens._store_table(ranks, long)
+    monkeypatch.setattr(tokens, "_ranks", None)
+    monkeypatch.setattr(tokens, "_long", None)
+    monkeypatch.setattr(tokens, "_get_ranks", lambda: pytest.fail("the full ranks were read"))
+    doc = "## Größe\n\nRun `make test` — 日本語 😀 https://example.com/a?b=1\n\n" * 20
+    assert tokens.prepare(doc) is True and tokens._encoding is None
+    assert isinstance(tokens._subsets.ranks, type(tokens._cached_table()[0]))
+    parts = [doc, doc[3:77], "text the document does not hold, ﬁnally"]
+    assert [tokens.count(p) for p in parts] == [_full_count(p, full) for p in parts]
+
+
+@pytest.mark.parametrize("damage", ["count", "probe", "long"])
+def test_a_wrong_rank_table_is_refused_and_rewritten(monkeypatch, unloaded, cache_dir, full_and_ranks, damage):
+    from unveil.core.rank_table import RankTable
+
+    full, ranks, long = full_and_ranks
+    short = [(k, v) for k, v in ranks.items() if len(k) <= tokens.SUBSET_MAX_BYTES]
+    if damage == "count":
+        table, lng = RankTable.build(short[:-1]), long
+    elif damage == "probe":
+        table, lng = RankTable.build([(k, v + 1 if k == b"ing" else v) for k, v in short]), long
+    else:
+        table, lng = RankTable.build(short), dict(list(long.items())[:-1])
+    cache.store_bytes("tokenizer", tokens._TABLE_KEY, table.to_bytes())
+    cache.store_marshal("tokenizer", tokens._LONG_KEY, lng)
+    assert tokens._cached_table() is None
+    monkeypatch.setattr(tokens, "_ranks", None)
+    monkeypatch.setattr(tokens, "_long", None)
+    assert tokens.prepare() is True
+    assert tokens.count("hello world, rewritten") == _full_count("hello world, rewritten", full)
+    assert tokens._cached_table() is not None  # stored again from the full ranks
+
+
+def test_no_cache_neither_reads_nor_writes_a_rank_table(monkeypatch, unloaded, cache_dir, full_and_ranks):
+    monkeypatch.setenv("UNVEIL_NO_CACHE", "1")
+    monkeypatch.setattr(tokens, "_ranks", None)
+    monkeypatch.setattr(tokens, "_long", None)
+    monkeypatch.setattr(tokens, "_cached_table", lambda: pytest.fail("read with the cache off"))
+    monkeypatch.setattr(tokens, "_store_table", lambda *a: pytest.fail("written with the cache off"))
+    assert tokens.prepare() is True and tokens.count("hello world") == 2
+
+
 def test_segments_never_split_a_pre_token():
     assert tokens.segments("Hello world.\n\n  Next\tline") == ["Hello", " world.\n\n  Next", "\tline"]
     assert "".join(tokens.segments("a  b")) == "a  b"
@@ -402,6 +545,7 @@ def test_the_full_load_releases_the_python_ranks_and_still_counts(monkeypatch, u
     full, _, _ = full_and_ranks
     monkeypatch.setattr(tokens, "_ranks", None)
     monkeypatch.setattr(tokens, "_long", None)
+    monkeypatch.setattr(tokens, "_cached_table", lambda: None)  # no rank table: subsets read the ranks
     assert tokens.prepare() is True and tokens._ranks is not None  # subsets read the ranks
     assert tokens.wait() is True
     assert tokens._ranks is None and tokens._long is None and tokens._subsets is None
@@ -419,7 +563,7 @@ def test_a_prepare_that_read_the_ranks_before_the_full_load_keeps_no_subsets(mon
     monkeypatch.setattr(tokens, "_ranks", None)
     monkeypatch.setattr(tokens, "_long", None)
     got, go_on = threading.Event(), threading.Event()
-    real_get = tokens._get_ranks
+    real_get = tokens._subset_source
 
     def hooked():
         r = real_get()
@@ -428,7 +572,7 @@ def test_a_prepare_that_read_the_ranks_before_the_full_load_keeps_no_subsets(mon
             go_on.wait(30)
         return r
 
-    monkeypatch.setattr(tokens, "_get_ranks", hooked)
+    monkeypatch.setattr(tokens, "_subset_source", hooked)
     p = threading.Thread(target=tokens.prepare, name="P")
     p.start()
     assert got.wait(30)

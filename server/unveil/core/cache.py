@@ -2,7 +2,8 @@
 
 Four kinds of entries, each a file ``<cache dir>/<namespace>/<key>``:
 
-* ``tokenizer/`` — the parsed ``o200k_base`` ranks (:mod:`unveil.core.tokens`), ``marshal``;
+* ``tokenizer/`` — the parsed ``o200k_base`` ranks (:mod:`unveil.core.tokens`), ``marshal``, and
+  the short tokens' ranks as a :class:`~unveil.core.rank_table.RankTable` (its own layout);
 * ``rules/`` — the load-time analysis of the pattern rules (literal prefilters, single-line and
   match-width bounds; :mod:`unveil.core.checks.directives`), ``marshal``, keyed by the SHA-256
   of the rule files' bytes and the unveil version;
@@ -165,6 +166,16 @@ def store_marshal(namespace: str, key: str, value: Any) -> bool:
         data = marshal.dumps(value)
     except ValueError:
         return False
+    return _write(namespace, key, data)
+
+
+def load_bytes(namespace: str, key: str) -> bytes | None:
+    """The bytes stored under ``key`` (:func:`store_bytes`), or ``None``."""
+    return _read(namespace, key)
+
+
+def store_bytes(namespace: str, key: str, data: bytes) -> bool:
+    """Store ``data`` as it is (a layout of its own, e.g. :mod:`unveil.core.rank_table`)."""
     return _write(namespace, key, data)
 
 

@@ -16,18 +16,22 @@ ranks, after reading them), so it happens in a background thread:
 * :func:`encoding` returns the ``tiktoken.Encoding`` (waits);
 * :func:`prepare` (what :func:`unveil.core.analyze.analyze` calls before counting) makes counts
   available at once without the full load when no load was started: a process that counts a
-  few small texts (``unveil check`` of one file) only reads the ranks and counts each text with
-  an encoding of the ranks that can occur in it (:func:`subset_ranks`: about 10,000 of them,
-  built in about 10 ms). The counts are the same: BPE only ever looks up the ranks of byte
+  few small texts (``unveil check`` of one file) only looks ranks up and counts each text with
+  an encoding of the ranks that can occur in it (:func:`subset_ranks`: about 5,000 of them for
+  a 20 KB skill, built in about 10 ms), from a :class:`~unveil.core.rank_table.RankTable`
+  kept in the user cache (read in a few milliseconds, where the ``dict`` of every rank takes
+  about 45 ms). The counts are the same: BPE only ever looks up the ranks of byte
   strings inside one pre-token, and a pre-token lies inside one segment of
   :func:`segments`, so every rank it can look up is one of that subset. Past
   :data:`SUBSET_BUDGET` code points of distinct text, the full encoding is built instead.
 
 The parsed ranks (about 200,000 ``bytes → int`` pairs) are kept in the user cache directory
 (:mod:`unveil.core.cache`, entry ``tokenizer/o200k-<SHA-256 prefix>``, ``marshal``) so later
-processes skip the base64 parsing; the entry is used only when it has exactly
-:data:`O200K_RANKS` ranks and the encoding built from it counts a probe text as the bundled
-file does, else it is rebuilt from the bundled file.
+processes skip the base64 parsing, and so is the rank table (entry
+``tokenizer/o200k-<prefix>-table16``, with the longer tokens' ranks beside it); an entry is
+used only when it has exactly :data:`O200K_RANKS` ranks (:data:`O200K_LONG` long ones) and
+gives a few tokens the bundled file's ranks (:data:`_PROBE`), else it is rebuilt from the
+bundled file.
 
 All functions are thread-safe. Counting uses ``encode_ordinary``: text that quotes special
 tokens such as ``<|endoftext|>`` is counted as ordinary text instead of raising.
@@ -43,11 +47,13 @@ import threading
 import time
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, overload
+from typing import TYPE_CHECKING, Literal, Mapping, overload
 
 if TYPE_CHECKING:
     import regex
     import tiktoken
+
+    from unveil.core.rank_table import RankTable
 
 O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
 """SHA-256 of the plain ``o200k_base.tiktoken`` file (tiktoken 0.14.0 ``expected_hash``)."""
@@ -71,7 +77,8 @@ O200K_PAT = "|".join(
 O200K_SPECIAL = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
 O200K_RANKS = 199_998
 """Number of mergeable ranks in ``o200k_base.tiktoken``."""
-_PROBE = ("hello world", [24912, 2375])
+_PROBE = {b"hello": 24912, b" world": 2375, b"!": 0, b"\xff": 187, b" the": 290, b"ing": 289}
+"""Ranks of a few tokens in ``o200k_base.tiktoken`` (checked against the bundled file by a test)."""
 
 
 class TokenizerError(RuntimeError):
@@ -156,7 +163,7 @@ def segments(text: str) -> list[str]:
     return _segment_pattern().split(text)
 
 
-def subset_ranks(text: str, ranks: dict[bytes, int], long: dict[bytes, int]) -> dict[bytes, int]:
+def subset_ranks(text: str, ranks: Mapping[bytes, int] | RankTable, long: dict[bytes, int]) -> dict[bytes, int]:
     """The ranks an ``o200k_base`` encoding of ``text`` can look up: every token of at most
     :data:`SUBSET_MAX_BYTES` UTF-8 bytes found inside one of :func:`segments` (``text`` must
     encode as UTF-8: :func:`_clean` it first), plus ``long`` (the longer tokens)."""
@@ -191,11 +198,11 @@ _long: dict[bytes, int] | None = None
 _ranks_lock = threading.Lock()
 
 
-def _probe_ok(ranks: dict[bytes, int]) -> bool:
-    """Whether ``ranks`` encode the probe text as the bundled file does (a subset encoding:
-    no token of the probe is longer than :data:`SUBSET_MAX_BYTES`)."""
-    enc = _encoding_of(subset_ranks(_PROBE[0], ranks, {}))
-    return enc.encode_ordinary(_PROBE[0]) == _PROBE[1]
+def _probe_ok(ranks: Mapping[bytes, int] | RankTable) -> bool:
+    """Whether ``ranks`` give the ranks the bundled file gives to a few tokens (:data:`_PROBE`):
+    a check that an entry is the ``o200k_base`` table, not a guard against damage (the cache's
+    SHA-256 of every entry is)."""
+    return all(ranks.get(t) == r for t, r in _PROBE.items())
 
 
 def _get_ranks() -> tuple[dict[bytes, int], dict[bytes, int]]:
@@ -229,6 +236,64 @@ def _get_ranks() -> tuple[dict[bytes, int], dict[bytes, int]]:
             cache.store_marshal("tokenizer", long_key, keys)
         _ranks, _long = ranks, {k: ranks[k] for k in keys}
         return _ranks, _long
+
+
+_TABLE_KEY = f"o200k-{O200K_SHA256[:16]}-table{SUBSET_MAX_BYTES}"
+_LONG_KEY = f"o200k-{O200K_SHA256[:16]}-long{SUBSET_MAX_BYTES}-ranks"
+
+
+def _cached_table() -> tuple[RankTable, dict[bytes, int]] | None:
+    """``(table, long)`` from the user cache: the ranks of the tokens of at most
+    :data:`SUBSET_MAX_BYTES` bytes as a :class:`~unveil.core.rank_table.RankTable` (reading it
+    costs a few milliseconds against about 45 ms for the ``dict`` of every rank,
+    :func:`_cached_ranks`), and the ranks of the longer tokens; ``None`` when an entry is
+    missing, holds other counts than :data:`O200K_RANKS` and :data:`O200K_LONG`, or fails
+    :func:`_probe_ok`."""
+    from unveil.core import cache
+    from unveil.core.rank_table import RankTable
+
+    data = cache.load_bytes("tokenizer", _TABLE_KEY)
+    long = cache.load_marshal("tokenizer", _LONG_KEY)
+    if data is None or not isinstance(long, dict) or len(long) != O200K_LONG:
+        return None
+    table = RankTable.from_bytes(data)
+    if table is None or len(table) != O200K_RANKS - O200K_LONG:
+        return None
+    if not all(isinstance(k, bytes) and len(k) > SUBSET_MAX_BYTES and isinstance(v, int) for k, v in long.items()):
+        return None
+    if not _probe_ok(table):
+        return None
+    return table, long
+
+
+def _store_table(ranks: dict[bytes, int], long: dict[bytes, int]) -> None:
+    """Store :func:`_cached_table`'s entries, built from the full ranks (about 0.2 s, once)."""
+    from unveil.core import cache
+    from unveil.core.rank_table import RankTable
+
+    table = RankTable.build((t, r) for t, r in ranks.items() if len(t) <= SUBSET_MAX_BYTES)
+    if cache.store_bytes("tokenizer", _TABLE_KEY, table.to_bytes()):
+        cache.store_marshal("tokenizer", _LONG_KEY, long)
+
+
+def _subset_source() -> tuple[Mapping[bytes, int] | RankTable, dict[bytes, int]]:
+    """What subset encodings look ranks up in, and the long tokens' ranks: the ranks already
+    read in this process, else the rank table from the user cache, else the full ranks
+    (:func:`_get_ranks`, which also stores the table for later processes). Raises
+    :class:`TokenizerError`."""
+    with _ranks_lock:
+        if _ranks is not None and _long is not None:
+            return _ranks, _long
+    from unveil.core import cache
+
+    if cache.enabled():
+        got = _cached_table()
+        if got is not None:
+            return got
+    ranks, long = _get_ranks()
+    if cache.enabled():
+        _store_table(ranks, long)
+    return ranks, long
 
 
 def _load() -> None:
@@ -294,7 +359,7 @@ class _Subsets:
     """Subset encodings (see the module docstring): the texts covered so far (cleaned) and one
     encoding of the ranks any of them can look up, rebuilt when a new text adds ranks."""
 
-    def __init__(self, ranks: dict[bytes, int], long: dict[bytes, int]) -> None:
+    def __init__(self, ranks: Mapping[bytes, int] | RankTable, long: dict[bytes, int]) -> None:
         self.ranks, self.long = ranks, long
         self.chosen: dict[bytes, int] = dict(long)
         self.covered: list[str] = []
@@ -347,7 +412,7 @@ def _prepare() -> bool:
     if _subsets is not None:
         return True
     try:
-        ranks, long = _get_ranks()
+        ranks, long = _subset_source()
     except BaseException as exc:  # noqa: BLE001 - reported by count() through encoding()
         with _lock:
             if _thread is None:
