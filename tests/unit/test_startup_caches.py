@@ -602,3 +602,75 @@ def test_counting_works_in_other_threads_while_the_ranks_are_released(monkeypatc
     monkeypatch.setattr(tokens, "_release_ranks", hooked)
     tokens._load_now()
     assert seen == [(True, 3)]
+
+
+# --------------------------------------------------------------------------- bundled TOML data files
+
+
+def test_every_bundled_data_file_loads_from_the_cache_as_tomllib_parses_it(cache_dir):
+    from pathlib import Path
+
+    try:
+        import tomllib as _tomllib
+    except ImportError:  # Python 3.10
+        import tomli as _tomllib
+
+    import unveil
+
+    files = sorted((Path(unveil.__file__).parent / "data").glob("*.toml"))
+    assert len(files) >= 5
+    for f in files:
+        want = _tomllib.loads(f.read_text(encoding="utf-8"))
+        assert cache.load_toml(f) == want  # parsed and stored
+        assert cache.load_toml(f) == want  # from the entry
+    assert len(list((cache_dir / "data").iterdir())) == len(files)
+
+
+def test_a_cached_toml_table_follows_the_file_and_keeps_dates_and_times(cache_dir, tmp_path):
+    f = tmp_path / "prices.toml"
+    f.write_text('[a]\nx = 1\ny = ["p", 2.5, true]\n', encoding="utf-8")
+    assert cache.load_toml(f) == {"a": {"x": 1, "y": ["p", 2.5, True]}}
+    f.write_text("[a]\nx = 2\n", encoding="utf-8")
+    assert cache.load_toml(f) == {"a": {"x": 2}}  # new bytes, new key
+    import datetime
+
+    f.write_text(
+        'when = 2026-12-04\nat = 07:30:00.5\nlocal = 2026-12-04T07:30:00\nutc = 2026-12-04T07:30:00+01:00\n'
+        '[[t]]\nd = [2026-01-02, "2026-01-02"]\n',
+        encoding="utf-8",
+    )
+    want = {
+        "when": datetime.date(2026, 12, 4),
+        "at": datetime.time(7, 30, 0, 500000),
+        "local": datetime.datetime(2026, 12, 4, 7, 30),
+        "utc": datetime.datetime(2026, 12, 4, 7, 30, tzinfo=datetime.timezone(datetime.timedelta(hours=1))),
+        "t": [{"d": [datetime.date(2026, 1, 2), "2026-01-02"]}],
+    }
+    first, second = cache.load_toml(f), cache.load_toml(f)
+    assert first == want and second == want
+    assert [type(second[k]) for k in ("when", "at", "local")] == [datetime.date, datetime.time, datetime.datetime]
+    assert len(list((cache_dir / "data").iterdir())) == 3
+    f.write_text("[a\n", encoding="utf-8")
+    with pytest.raises(Exception) as exc:
+        cache.load_toml(f)
+    assert type(exc.value).__name__ == "TOMLDecodeError"
+    assert len(list((cache_dir / "data").iterdir())) == 3
+
+
+def test_a_damaged_toml_entry_is_parsed_again(cache_dir, tmp_path):
+    f = tmp_path / "kinds.toml"
+    f.write_text('id = "x"\n', encoding="utf-8")
+    assert cache.load_toml(f) == {"id": "x"}
+    (entry,) = (cache_dir / "data").iterdir()
+    entry.write_bytes(entry.read_bytes()[:-1] + b"?")
+    assert cache.load_toml(f) == {"id": "x"}
+    assert cache.load_toml(f) == {"id": "x"}
+
+
+def test_a_toml_entry_with_a_tuple_it_did_not_write_is_parsed_again(cache_dir, tmp_path):
+    f = tmp_path / "schemas.toml"
+    f.write_text("x = 1\n", encoding="utf-8")
+    assert cache.load_toml(f) == {"x": 1}
+    (entry,) = (cache_dir / "data").iterdir()
+    cache.store_marshal("data", entry.name, {"x": ("colour", "red")})
+    assert cache.load_toml(f) == {"x": 1}

@@ -90,9 +90,10 @@ def parse_kinds(data: Mapping[str, Any]) -> tuple[Kind, ...]:
 @functools.lru_cache(maxsize=1)
 def all_kinds() -> tuple[Kind, ...]:
     """The bundled kind table in matching order (always contains ``"markdown"``)."""
+    from unveil.core import cache
+
     try:
-        with open(KINDS_FILE, "rb") as fh:
-            kinds = parse_kinds(tomllib.load(fh))
+        kinds = parse_kinds(cache.load_toml(KINDS_FILE))
     except (OSError, ValueError, tomllib.TOMLDecodeError) as exc:  # pragma: no cover - broken install
         log.error("cannot read %s: %s", KINDS_FILE, exc)
         kinds = ()

@@ -209,9 +209,10 @@ def _bundled_data() -> dict[str, Any]:
     global _bundled
     with _bundled_lock:
         if _bundled is None:
+            from unveil.core import cache
+
             try:
-                with open(PRICES_FILE, "rb") as fh:
-                    _bundled = tomllib.load(fh)
+                _bundled = cache.load_toml(PRICES_FILE)
             except (OSError, tomllib.TOMLDecodeError) as exc:  # pragma: no cover - broken install
                 log.error("cannot read %s: %s", PRICES_FILE, exc)
                 _bundled = {}

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import logging
 import re
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -42,11 +41,6 @@ from unveil.core.checks.literal_index import MEMO_MAX_TEXT, Lines, near_literals
 from unveil.core.findings import Finding, Severity
 from unveil.core.incremental import relocatable
 from unveil.core.instruction import has_directive_word
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 log = logging.getLogger(__name__)
 
@@ -120,9 +114,9 @@ def _data_path() -> Path:
 def catalogue() -> tuple[tuple[CommandForm, ...], tuple[ProseForm, ...]]:
     """The parsed catalogue. Raises ``OSError``/``tomllib.TOMLDecodeError``/``KeyError``/``re.error``
     on a broken data file (a packaging bug, caught by the tests)."""
-    from unveil.core import rxcache
+    from unveil.core import cache, rxcache
 
-    data = tomllib.loads(_data_path().read_text(encoding="utf-8"))
+    data = cache.load_toml(_data_path())
     with rxcache.recording():  # bundled patterns: kept in the compiled-pattern cache
         return _forms(data)
 

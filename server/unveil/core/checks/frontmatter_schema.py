@@ -187,9 +187,10 @@ def parse_schemas(data: dict) -> Schemas:
 def load_schemas() -> Schemas:
     """The bundled schemas (``unveil/data/schemas.toml``), read once. A broken file is logged
     and yields no schemas (no FMT findings) rather than an exception."""
+    from unveil.core import cache
+
     try:
-        with open(SCHEMAS_FILE, "rb") as fh:
-            return parse_schemas(tomllib.load(fh))
+        return parse_schemas(cache.load_toml(SCHEMAS_FILE))
     except (OSError, ValueError, tomllib.TOMLDecodeError) as exc:  # pragma: no cover - broken install
         log.error("cannot read %s: %s", SCHEMAS_FILE, exc)
         return Schemas({}, {})

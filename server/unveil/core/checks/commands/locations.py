@@ -7,18 +7,12 @@ globs) falls under one."""
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
 from unveil.core import rxcache
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 
 @dataclass(frozen=True)
@@ -74,7 +68,9 @@ def load_locations(name: str) -> tuple[Location, ...]:
     """Load ``unveil/data/<name>.toml`` (``secret_paths`` or ``persistence_paths``). Raises
     ``ValueError`` naming the file when it is malformed (a packaging error, caught by the tests)."""
     path = _data_dir() / f"{name}.toml"
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    from unveil.core import cache
+
+    data = cache.load_toml(path)
     out = []
     for i, loc in enumerate(data.get("location", [])):
         if not isinstance(loc.get("id"), str) or not isinstance(loc.get("paths"), list):
