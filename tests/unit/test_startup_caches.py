@@ -635,7 +635,7 @@ def test_a_cached_toml_table_follows_the_file_and_keeps_dates_and_times(cache_di
     import datetime
 
     f.write_text(
-        'when = 2026-12-04\nat = 07:30:00.5\nlocal = 2026-12-04T07:30:00\nutc = 2026-12-04T07:30:00+01:00\n'
+        "when = 2026-12-04\nat = 07:30:00.5\nlocal = 2026-12-04T07:30:00\nutc = 2026-12-04T07:30:00+01:00\n"
         '[[t]]\nd = [2026-01-02, "2026-01-02"]\n',
         encoding="utf-8",
     )
