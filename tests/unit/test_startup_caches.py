@@ -401,6 +401,22 @@ def test_a_wrong_rank_table_is_refused_and_rewritten(monkeypatch, unloaded, cach
     assert tokens._cached_table() is not None  # stored again from the full ranks
 
 
+@pytest.mark.parametrize("where", ["_cached_table", "_store_table"])
+def test_a_rank_table_that_fails_to_load_or_store_leaves_counting_working(
+    monkeypatch, unloaded, cache_dir, full_and_ranks, where
+):
+    full, _, _ = full_and_ranks
+    monkeypatch.setattr(tokens, "_ranks", None)
+    monkeypatch.setattr(tokens, "_long", None)
+
+    def broken(*a):
+        raise MemoryError if where == "_store_table" else IndexError("damaged")
+
+    monkeypatch.setattr(tokens, where, broken)
+    assert tokens.prepare() is True and tokens.error() is None
+    assert tokens.count("still counted") == _full_count("still counted", full)
+
+
 def test_no_cache_neither_reads_nor_writes_a_rank_table(monkeypatch, unloaded, cache_dir, full_and_ranks):
     monkeypatch.setenv("UNVEIL_NO_CACHE", "1")
     monkeypatch.setattr(tokens, "_ranks", None)

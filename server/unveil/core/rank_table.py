@@ -4,8 +4,8 @@ Reading ``o200k_base``'s 199,998 ranks into a ``dict`` costs about 45 ms in a ne
 ``marshal`` load allocates and hashes every key), although a subset encoding of one small file
 (:func:`unveil.core.tokens.subset_ranks`) looks up only a few thousand byte strings. A
 :class:`RankTable` keeps the ranks as four flat arrays and looks a byte string up by its
-CRC-32 bucket, so loading it is a copy of about 4 MB and each lookup a handful of index
-operations (about 1 µs).
+CRC-32 bucket, so loading it makes no object per rank (the arrays are views of the stored
+bytes) and each lookup is a handful of index operations (about 1 µs).
 
 Layout (:meth:`RankTable.build`, :meth:`RankTable.to_bytes`): the records (token bytes, rank)
 sorted by bucket (``zlib.crc32(token) & mask``); ``first[b] .. first[b + 1]`` are bucket

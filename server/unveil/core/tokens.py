@@ -287,12 +287,18 @@ def _subset_source() -> tuple[Mapping[bytes, int] | RankTable, dict[bytes, int]]
     from unveil.core import cache
 
     if cache.enabled():
-        got = _cached_table()
+        try:
+            got = _cached_table()
+        except Exception:  # noqa: BLE001 - an unusable table is a miss, never a tokenizer failure
+            got = None
         if got is not None:
             return got
     ranks, long = _get_ranks()
     if cache.enabled():
-        _store_table(ranks, long)
+        try:
+            _store_table(ranks, long)
+        except Exception:  # noqa: BLE001 - storing is an optimisation for later processes
+            pass
     return ranks, long
 
 
