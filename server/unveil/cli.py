@@ -253,10 +253,8 @@ def analyze_paths(
                 slots[index] = f"{shown}: {entry}"
                 continue
             file_settings, configs[index], _part = entry
-            hit = cache.load_pickle("files", key) if key else None
+            hit = res.load_report(key, data)
             if hit is not None:
-                hit = res.from_cache_state(hit, data)  # decoded when its text is first read
-            if hit is not None and res.dependencies_hold(hit):
                 hit.settings = file_settings
                 slots[index] = hit
                 if progress is not None:
@@ -345,30 +343,18 @@ def _jobs(requested: int | None, n_files: int) -> int:
 def _analyze_task(task) -> tuple[int, str, object]:
     """Analyse one file (a task of :func:`analyze_paths`): ``(index, shown, FileReport)`` or
     ``(index, shown, error message)``. Stores the report in the file cache under its key (when
-    it has one), with the SHA-256 of every file its ``@imports`` read."""
-    from unveil.core import cache, imports, safe_read
+    it has one), with the SHA-256 of every file its ``@imports`` read
+    (:func:`unveil.core.results.analyse_file`)."""
     from unveil.core import results as res
-    from unveil.core.analyze import analyze
 
     index, shown, absolute, data, file_settings, key = task
-    deps: dict[str, str] = {}
-    disk = imports.disk_reader()
-
-    def reader(path: str):
-        deps[path] = res.content_hash(res.read_dep(path))
-        return disk(path)
-
     try:
-        text = safe_read.decode(data)
-        analysis = analyze(text, absolute, file_settings, reader=reader)
-        report = res.FileReport.of(analysis, tuple(sorted(deps.items())))
+        report = res.analyse_file(absolute, data, file_settings, key)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # noqa: BLE001 - analyze() should never raise; one file never stops the rest
         log.exception("analysis of %s failed", shown)
         return index, shown, f"{shown}: analysis failed: {type(exc).__name__}: {exc}"
-    if key:
-        cache.store_pickle("files", key, res.cache_state(report, text))
     return index, shown, report
 
 

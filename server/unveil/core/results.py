@@ -34,7 +34,7 @@ from array import array
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from unveil.core.cost import SectionCost, TokenReport
 from unveil.core.document import Document
@@ -344,3 +344,63 @@ def read_dep(path: str) -> bytes | None:
 def dependencies_hold(report: FileReport) -> bool:
     """Whether every file ``report.deps`` names still has the bytes it had (or is still unreadable)."""
     return all(content_hash(read_dep(p)) == h for p, h in report.deps)
+
+
+def load_report(key: str, data: bytes, overrides: Mapping[str, str] | None = None) -> FileReport | None:
+    """The report the file cache holds under ``key`` (:func:`file_key`) for a file whose bytes
+    are ``data``, when every file its ``@imports`` read still has the bytes it had
+    (:func:`dependencies_hold`) and none of them is in ``overrides`` (normalised path → the
+    unsaved text of an open editor buffer, which the stored report did not see); else ``None``.
+    The report comes without settings (the caller attaches those it made the key from)."""
+    from unveil.core import cache
+
+    if not key:
+        return None
+    hit = cache.load_pickle("files", key)
+    if hit is None:
+        return None
+    report = from_cache_state(hit, data)  # decoded when its text is first read
+    if report is None:
+        return None
+    if overrides:
+        unsaved = {_norm(p) for p in overrides}
+        if any(_norm(p) in unsaved for p, _ in report.deps):
+            return None
+    return report if dependencies_hold(report) else None
+
+
+def analyse_file(
+    path: str, data: bytes, settings, key: str = "", overrides: Mapping[str, str] | None = None, **kwargs
+) -> FileReport:
+    """:func:`unveil.core.analyze.analyze` of the file at ``path`` (absolute) whose bytes are
+    ``data``, as a :class:`FileReport` with the SHA-256 of every file its ``@imports`` read
+    (``deps``), stored in the file cache under ``key`` (when given) unless an import was read
+    from ``overrides`` (normalised path → unsaved text, read before the disk). ``kwargs`` go to
+    ``analyze`` (``cancelled``, ``pause``). Raises what ``analyze`` raises (it should not)."""
+    from unveil.core import cache, imports, safe_read
+    from unveil.core.analyze import analyze
+
+    deps: dict[str, str] = {}
+    over = {_norm(k): v for k, v in (overrides or {}).items()}
+    unsaved = False
+    disk = imports.disk_reader(overrides=over)  # the unsaved texts first, then the disk
+
+    def reader(p: str):
+        nonlocal unsaved
+        if _norm(p) in over:
+            unsaved = True
+        else:
+            deps[p] = content_hash(read_dep(p))
+        return disk(p)
+
+    text = safe_read.decode(data)
+    analysis = analyze(text, path, settings, reader=reader, **kwargs)
+    report = FileReport.of(analysis, tuple(sorted(deps.items())))
+    if key and not unsaved:
+        cache.store_pickle("files", key, cache_state(report, text))
+    return report
+
+
+def _norm(path: str) -> str:
+    """``path`` as :mod:`unveil.core.imports` names the files it reads (normalised)."""
+    return os.path.normpath(path)

@@ -9,6 +9,9 @@
   document is being analysed, so a keystroke shares the interpreter with at most the rest of one
   rule's search; :func:`unveil.core.scope.checkpoint`); the
   client sees ``$/progress`` (work done progress) when it supports ``window.workDoneProgress``.
+  A file analysed before (by the server or ``unveil check``) and unchanged since, imports,
+  settings, rules and unveil included, is published from the file cache
+  (:func:`unveil.core.results.load_report`) without being analysed again.
 * ``workspace/didChangeWatchedFiles`` is registered dynamically (``**/*.md``, ``**/*.mdc``,
   ``.cursorrules``, ``.windsurfrules``, ``.clinerules`` …) when the client allows it. A created
   or changed agent file that is not open is re-analysed and re-published; a deleted one gets
@@ -86,6 +89,7 @@ class WorkspaceIndex:
         # Files on disk are analysed in their own thread, one at a time, and only while no open
         # document waits for analysis: what the user is editing always comes first.
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="unveil-workspace")
+        self._settings_keys: dict[int, tuple[Any, str]] = {}  # id(settings) → (settings, its file-key part)
 
     # -- roots ----------------------------------------------------------------------------
     def roots(self) -> list[Path]:
@@ -140,13 +144,19 @@ class WorkspaceIndex:
 
     # -- imports map ------------------------------------------------------------------------
     def record_imports(self, uri: str, analysis) -> None:
+        """Remember which files ``analysis`` read through ``@imports``: its import tree (an
+        :class:`~unveil.core.analyze.Analysis`), or the files a
+        :class:`~unveil.core.results.FileReport` depends on (``deps``: the same files)."""
         for users in self.importers.values():
             users.discard(uri)
-        tree = analysis.extra.get("imports") if analysis is not None else None
-        if tree is None:
+        if analysis is None:
             return
-        for node in tree.nodes():
-            self.importers.setdefault(os.path.normpath(node.path), set()).add(uri)
+        tree = analysis.extra.get("imports")
+        paths = (
+            [node.path for node in tree.nodes()] if tree is not None else [p for p, _ in getattr(analysis, "deps", ())]
+        )
+        for p in paths:
+            self.importers.setdefault(os.path.normpath(p), set()).add(uri)
 
     def importers_of(self, path: str | None) -> set[str]:
         if not path:
@@ -155,12 +165,18 @@ class WorkspaceIndex:
 
     # -- analysis of files on disk --------------------------------------------------------
     def _analyse_disk(self, path: Path, settings, encoding: str, open_texts: dict[str, str], cancelled=None):
-        """Worker thread: ``(analysis, diagnostics)`` of the file on disk, or ``None``.
+        """Worker thread: ``(report, diagnostics)`` of the file on disk, or ``None`` when it
+        cannot be read. The report (:class:`~unveil.core.results.FileReport`) comes from the
+        file cache that ``unveil check`` fills and reads (:func:`unveil.core.results.load_report`:
+        the same key, so a file analysed by either is not analysed again by the other) unless
+        the file, the files it ``@imports``, the settings, the rules or unveil changed, or one of
+        its imports is open with unsaved text; else it is analysed
+        (:func:`unveil.core.results.analyse_file`; stored unless an unsaved text was read).
         ``cancelled()`` is asked between checks and at every checkpoint inside them (between
         pattern rules, between sentences: :func:`unveil.core.scope.checkpoint`), where it may
         wait (:meth:`refresh_file` waits there while an open document is analysed)."""
-        from unveil.core import imports as imports_mod
-        from unveil.core.analyze import analyze
+        from unveil.core import cache, safe_read
+        from unveil.core import results as res
         from unveil.lsp.features.diagnostics import to_diagnostics
 
         target = self._escape(path)
@@ -170,21 +186,30 @@ class WorkspaceIndex:
             analysis = refused(str(path), str(target), settings)
             return analysis, to_diagnostics(analysis, None, encoding)
         try:
-            text = ws_core.read_text(path)  # core/safe_read.py: regular files only, never blocks on a FIFO
+            data = safe_read.read_bytes(path)  # regular files only, never blocks on a FIFO
         except OSError:
             return None
-        analysis = analyze(
-            text,
-            str(path),
-            settings,
-            reader=imports_mod.disk_reader(overrides=open_texts),
-            cancelled=cancelled,
-            pause=cancelled,
-        )
+        key = res.file_key(str(path), data, self._settings_key(settings)) if cache.enabled() else ""
+        report = res.load_report(key, data, open_texts)
+        if report is not None:
+            report.settings = settings
+        else:
+            report = res.analyse_file(str(path), data, settings, key, open_texts, cancelled=cancelled, pause=cancelled)
         from unveil.core.discovery import documentation_policy  # the folder-scan policy, as in `unveil check`
 
-        documentation_policy(analysis, getattr(settings, "documentation", "info"))
-        return analysis, to_diagnostics(analysis, None, encoding)
+        documentation_policy(report, getattr(settings, "documentation", "info"))
+        return report, to_diagnostics(report, None, encoding)
+
+    def _settings_key(self, settings) -> str:
+        """:func:`unveil.core.results.settings_key` of ``settings``, once per settings object."""
+        from unveil.core import results as res
+
+        got = self._settings_keys.get(id(settings))
+        if got is None or got[0] is not settings:
+            if len(self._settings_keys) > 64:
+                self._settings_keys.clear()
+            got = self._settings_keys[id(settings)] = (settings, res.settings_key(settings))
+        return got[1]
 
     async def refresh_file(self, path: Path) -> None:
         """Analyse ``path`` from disk and publish, unless it is open (the open flow owns it)."""
