@@ -134,3 +134,114 @@ def test_unveil_check_and_the_workspace_scan_share_entries(calls, project, monke
     assert calls.count(str(project / "CLAUDE.md")) == 1
     _scan(project / "CLAUDE.md")
     assert calls.count(str(project / "CLAUDE.md")) == 1
+
+
+# --------------------------------------------------------------------------- the background process
+
+
+def _stub_server(monkeypatch, published):
+    from unveil.lsp.server import create_server
+
+    server = create_server()
+    index = server.workspace_index
+    monkeypatch.setattr(server, "text_document_publish_diagnostics", published.append)
+    monkeypatch.setattr(server, "settings_for", lambda p: server.settings)
+    monkeypatch.setattr(server, "open_document", lambda uri: None)
+    monkeypatch.setattr(server, "open_texts", dict)
+    monkeypatch.setattr(server.scheduler, "any_busy", lambda: False)
+    monkeypatch.setattr(index, "_shown", lambda p: p.name)
+    return server, index
+
+
+def test_a_file_the_cache_does_not_answer_is_analysed_in_the_background_process(calls, tmp_path, monkeypatch):
+    import asyncio
+
+    from unveil.lsp.features.workspace import BackgroundPool
+
+    agents = tmp_path / "AGENTS.md"
+    agents.write_text("# Agents\n\n<!-- " + PAYLOAD.strip() + " -->\n", encoding="utf-8")
+    published: list = []
+    server, index = _stub_server(monkeypatch, published)
+    pool = BackgroundPool()
+
+    async def go():
+        try:
+            await index.refresh_file(agents, pool)
+        finally:
+            pool.close()
+
+    asyncio.run(go())
+    assert calls == []  # not analysed in this process
+    assert pool.usable and len(published) == 1
+    here = WorkspaceIndex(server=None)
+    monkeypatch.setenv("UNVEIL_CACHE_DIR", str(tmp_path / "other-cache"))
+    _, want = here._analyse_disk(agents, server.settings, "utf-16", {})
+    assert published[0].diagnostics == want and len(want) >= 1
+    assert index.entries[agents.as_uri()].grade == "D"
+    monkeypatch.setenv("UNVEIL_CACHE_DIR", str(tmp_path / "cache"))
+    step = index._lookup_disk(agents, server.settings, {})
+    assert step[0] == "done"  # the background process stored its report
+
+
+def test_a_failing_background_process_leaves_the_file_to_the_server(calls, tmp_path, monkeypatch):
+    import asyncio
+    from concurrent.futures import ProcessPoolExecutor
+
+    from unveil.lsp.features.workspace import BackgroundPool
+
+    agents = tmp_path / "AGENTS.md"
+    agents.write_text("# Agents\n\nRun the tests.\n", encoding="utf-8")
+    published: list = []
+    _, index = _stub_server(monkeypatch, published)
+
+    def refuse(self, *a, **k):
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", refuse)
+    pool = BackgroundPool()
+    asyncio.run(index.refresh_file(agents, pool))
+    assert pool.usable is False
+    assert calls == [str(agents)] and len(published) == 1  # analysed here instead, published once
+
+
+def test_a_scan_gets_a_background_process_from_eight_files_or_128_kb_on(monkeypatch):
+    from unveil.lsp.features import workspace
+
+    monkeypatch.delenv("UNVEIL_SCAN_IN_PROCESS", raising=False)
+    monkeypatch.setattr(workspace.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert [workspace.BackgroundPool.worth_it(n) for n in (0, 7, 8, 500)] == [False, False, True, True]
+    assert [workspace.BackgroundPool.worth_it(1, b) for b in (127_999, 128_000)] == [False, True]
+    monkeypatch.setattr(workspace.os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert workspace.BackgroundPool.worth_it(500) is False  # one CPU: nothing to gain
+    monkeypatch.setattr(workspace.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setenv("UNVEIL_SCAN_IN_PROCESS", "1")
+    assert workspace.BackgroundPool.worth_it(500) is False
+
+
+def test_closing_for_exit_ends_a_busy_background_process(tmp_path, monkeypatch):
+    import asyncio
+    import time
+
+    from unveil.core.config import DEFAULT_SETTINGS
+    from unveil.lsp.features.workspace import BackgroundPool
+
+    monkeypatch.setenv("UNVEIL_CACHE_DIR", str(tmp_path / "cache"))
+    big = ("Padding line with words for the analysis to chew on.\n" * 60_000).encode()
+    pool = BackgroundPool()
+
+    async def go():
+        task = asyncio.ensure_future(pool.analyse(str(tmp_path / "AGENTS.md"), big, DEFAULT_SETTINGS, "", {}))
+        for _ in range(300):  # until the process is up and working
+            await asyncio.sleep(0.05)
+            procs = list((getattr(pool._executor, "_processes", None) or {}).values())
+            if procs and procs[0].is_alive():
+                break
+        await asyncio.sleep(0.5)
+        pool.close(terminate=True)
+        t0 = time.monotonic()
+        while procs[0].is_alive() and time.monotonic() - t0 < 10:
+            await asyncio.sleep(0.05)
+        assert not procs[0].is_alive()
+        task.cancel()
+
+    asyncio.run(go())

@@ -404,3 +404,22 @@ def analyse_file(
 def _norm(path: str) -> str:
     """``path`` as :mod:`unveil.core.imports` names the files it reads (normalised)."""
     return os.path.normpath(path)
+
+
+def background_init() -> None:
+    """Set up a background analysis process (the language server's workspace scan,
+    ``unveil.lsp.features.workspace.BackgroundPool``): a lower scheduling priority (``nice`` +10
+    where the system has it), so that on a busy machine the editor's own process comes first,
+    and the start-up caches of ``unveil check`` (compiled patterns, generated dataclass code).
+    Never raises."""
+    try:
+        os.nice(10)
+    except (AttributeError, OSError):  # no nice (Windows), or not allowed
+        pass
+    try:
+        from unveil.core import codecache, rxcache
+
+        rxcache.install()
+        codecache.install(codecache.CLI_MODULES)
+    except Exception:  # noqa: BLE001 - caches are an optimisation only
+        pass

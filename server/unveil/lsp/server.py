@@ -127,6 +127,9 @@ class UnveilServer(LanguageServer):
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
+            index = getattr(self, "workspace_index", None)
+            if index is not None:
+                index.close()  # a background analysis never holds the exit
             self.shutdown()
 
     # -- errors -------------------------------------------------------------------------

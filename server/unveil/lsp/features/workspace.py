@@ -4,7 +4,9 @@
 * On ``initialized`` (setting ``workspaceScan``, default true) the server walks each workspace
   folder for agent files (:func:`unveil.core.workspace.find_agent_files`) and publishes
   diagnostics for every file that is not open (without a version). Files are analysed one at a
-  time in the analysis worker thread, so requests and open documents are served in between (a
+  time: in a background process (:class:`BackgroundPool`) when the scan has 8 files or 128 KB
+  and this process a second CPU, so typing never shares the interpreter with the scan; else in
+  the analysis worker thread, so requests and open documents are served in between (a
   file's analysis pauses between two checks, two pattern rules or 64 sentences while an open
   document is being analysed, so a keystroke shares the interpreter with at most the rest of one
   rule's search; :func:`unveil.core.scope.checkpoint`); the
@@ -75,6 +77,91 @@ def _path_of(uri: str) -> str | None:
         return None
 
 
+def _total_size(files: list[Path]) -> int:
+    """Bytes of ``files`` in all (a file that cannot be ``stat``-ed counts 0)."""
+    total = 0
+    for f in files:
+        try:
+            total += f.stat().st_size
+        except OSError:
+            pass
+    return total
+
+
+class BackgroundPool:
+    """One background process (``multiprocessing`` ``spawn``: a new interpreter, nothing of this
+    process's threads inherited) for the workspace scan's analyses: they run on another CPU, and
+    the interpreter lock that an open document's analysis needs is never theirs. The process is
+    started on the first file, lowers its own scheduling priority
+    (:func:`unveil.core.results.background_init`), writes each report to the file cache as
+    ``unveil check`` does and sends it back; it ends with the scan (:meth:`close`).
+
+    Any failure (no ``spawn``, a process that dies, a report that does not come back) is logged
+    once and makes the pool unusable (:attr:`usable`): the scan goes on in the server's worker
+    thread, losing no file."""
+
+    MIN_FILES = 8
+    MIN_BYTES = 128_000
+    """A scan of fewer files than :data:`MIN_FILES` holding fewer bytes than this is analysed in
+    the server: starting the process (about 0.4 s of CPU on the other core) would cost more than
+    sharing the interpreter for so little (about 30 ms a small file, 0.3 s per 100 KB)."""
+
+    def __init__(self) -> None:
+        self.usable = True
+        self._executor = None
+
+    @classmethod
+    def worth_it(cls, n_files: int, n_bytes: int = 0) -> bool:
+        """Whether a scan of ``n_files`` files of ``n_bytes`` bytes in all gets a pool: at least
+        :data:`MIN_FILES` files or :data:`MIN_BYTES` bytes, a second CPU for this process, and
+        ``UNVEIL_SCAN_IN_PROCESS`` unset. (The process starts only for a file the result cache
+        does not answer.)"""
+        if os.environ.get("UNVEIL_SCAN_IN_PROCESS", "") not in ("", "0"):
+            return False
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        return (n_files >= cls.MIN_FILES or n_bytes >= cls.MIN_BYTES) and cpus >= 2
+
+    async def analyse(self, path: str, data: bytes, settings, key: str, open_texts: dict[str, str]):
+        """:func:`unveil.core.results.analyse_file` in the background process; the report, or
+        ``None`` when the pool failed (then :attr:`usable` is false)."""
+        from unveil.core import results as res
+
+        if not self.usable:
+            return None
+        try:
+            if self._executor is None:
+                import multiprocessing
+                from concurrent.futures import ProcessPoolExecutor
+
+                self._executor = ProcessPoolExecutor(
+                    1, mp_context=multiprocessing.get_context("spawn"), initializer=res.background_init
+                )
+            fut = self._executor.submit(res.analyse_file, path, data, settings, key, open_texts)
+            return await asyncio.wrap_future(fut)
+        except Exception as exc:  # noqa: BLE001 - BrokenProcessPool, pickling, spawn refused …
+            log.warning(
+                "background analysis unavailable (%s: %s); the scan goes on in the server", type(exc).__name__, exc
+            )
+            self.usable = False
+            self.close()
+            return None
+
+    def close(self, terminate: bool = False) -> None:
+        """End the background process once its current file is done, or at once with
+        ``terminate`` (the server is exiting: a large file's analysis must not hold the exit).
+        Idempotent."""
+        ex, self._executor = self._executor, None
+        if ex is None:
+            return
+        processes = list((getattr(ex, "_processes", None) or {}).values()) if terminate else []
+        ex.shutdown(wait=False, cancel_futures=True)
+        for proc in processes:
+            try:
+                proc.terminate()
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+
+
 class WorkspaceIndex:
     """Analyses of the workspace's agent files that are not open, and who imports what."""
 
@@ -90,6 +177,13 @@ class WorkspaceIndex:
         # document waits for analysis: what the user is editing always comes first.
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="unveil-workspace")
         self._settings_keys: dict[int, tuple[Any, str]] = {}  # id(settings) → (settings, its file-key part)
+        self._pool: BackgroundPool | None = None  # the running scan's background process
+
+    def close(self) -> None:
+        """The server is exiting: end the scan's background process at once."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close(terminate=True)
 
     # -- roots ----------------------------------------------------------------------------
     def roots(self) -> list[Path]:
@@ -167,14 +261,27 @@ class WorkspaceIndex:
     def _analyse_disk(self, path: Path, settings, encoding: str, open_texts: dict[str, str], cancelled=None):
         """Worker thread: ``(report, diagnostics)`` of the file on disk, or ``None`` when it
         cannot be read. The report (:class:`~unveil.core.results.FileReport`) comes from the
-        file cache that ``unveil check`` fills and reads (:func:`unveil.core.results.load_report`:
-        the same key, so a file analysed by either is not analysed again by the other) unless
-        the file, the files it ``@imports``, the settings, the rules or unveil changed, or one of
-        its imports is open with unsaved text; else it is analysed
+        file cache that ``unveil check`` fills and reads (:meth:`_lookup_disk`) unless the file,
+        the files it ``@imports``, the settings, the rules or unveil changed, or one of its
+        imports is open with unsaved text; else it is analysed here
         (:func:`unveil.core.results.analyse_file`; stored unless an unsaved text was read).
         ``cancelled()`` is asked between checks and at every checkpoint inside them (between
         pattern rules, between sentences: :func:`unveil.core.scope.checkpoint`), where it may
         wait (:meth:`refresh_file` waits there while an open document is analysed)."""
+        from unveil.core import results as res
+
+        step = self._lookup_disk(path, settings, open_texts)
+        if step is None or step[0] == "done":
+            return step[1] if step is not None else None
+        _, data, key = step
+        report = res.analyse_file(str(path), data, settings, key, open_texts, cancelled=cancelled, pause=cancelled)
+        return self._finish_disk(report, settings, encoding)
+
+    def _lookup_disk(self, path: Path, settings, open_texts: dict[str, str], encoding: str = "utf-16"):
+        """The part of :meth:`_analyse_disk` that analyses nothing: ``("done", (report,
+        diagnostics))`` for a symlink out of the workspace (``UNV020``, never read) or a report
+        the file cache holds (:func:`unveil.core.results.load_report`), ``("analyse", bytes,
+        cache key)`` for a file to analyse, ``None`` when it cannot be read."""
         from unveil.core import cache, safe_read
         from unveil.core import results as res
         from unveil.lsp.features.diagnostics import to_diagnostics
@@ -184,19 +291,25 @@ class WorkspaceIndex:
             from unveil.core.analyze import refused
 
             analysis = refused(str(path), str(target), settings)
-            return analysis, to_diagnostics(analysis, None, encoding)
+            return "done", (analysis, to_diagnostics(analysis, None, encoding))
         try:
             data = safe_read.read_bytes(path)  # regular files only, never blocks on a FIFO
         except OSError:
             return None
         key = res.file_key(str(path), data, self._settings_key(settings)) if cache.enabled() else ""
         report = res.load_report(key, data, open_texts)
-        if report is not None:
-            report.settings = settings
-        else:
-            report = res.analyse_file(str(path), data, settings, key, open_texts, cancelled=cancelled, pause=cancelled)
-        from unveil.core.discovery import documentation_policy  # the folder-scan policy, as in `unveil check`
+        if report is None:
+            return "analyse", data, key
+        return "done", self._finish_disk(report, settings, encoding)
 
+    @staticmethod
+    def _finish_disk(report, settings, encoding: str):
+        """``(report, diagnostics)``: ``report`` with ``settings`` attached and the folder-scan
+        documentation policy applied (as in ``unveil check``)."""
+        from unveil.core.discovery import documentation_policy
+        from unveil.lsp.features.diagnostics import to_diagnostics
+
+        report.settings = settings
         documentation_policy(report, getattr(settings, "documentation", "info"))
         return report, to_diagnostics(report, None, encoding)
 
@@ -211,8 +324,10 @@ class WorkspaceIndex:
             got = self._settings_keys[id(settings)] = (settings, res.settings_key(settings))
         return got[1]
 
-    async def refresh_file(self, path: Path) -> None:
-        """Analyse ``path`` from disk and publish, unless it is open (the open flow owns it)."""
+    async def refresh_file(self, path: Path, pool=None) -> None:
+        """Analyse ``path`` from disk and publish, unless it is open (the open flow owns it).
+        ``pool``: the scan's :class:`BackgroundPool`; a file the cache does not answer is then
+        analysed in its process (not in this one's interpreter), else in the worker thread."""
         uri = from_fs_path(str(path))
         if uri is None or self.server.open_document(uri) is not None:
             return
@@ -232,15 +347,27 @@ class WorkspaceIndex:
 
         while scheduler.any_busy():
             await asyncio.sleep(OPEN_FIRST_POLL_S)
-        got = await loop.run_in_executor(
-            self.executor,
-            self._analyse_disk,
-            path,
+        settings, encoding, open_texts = (
             self.server.settings_for(str(path)),
             self.server.encoding,
             self.server.open_texts(),
-            pause_for_open,
         )
+        got = None
+        if pool is not None and pool.usable:
+            step = await loop.run_in_executor(self.executor, self._lookup_disk, path, settings, open_texts, encoding)
+            if step is None or step[0] == "done":
+                got = step[1] if step is not None else None
+            else:
+                report = await pool.analyse(str(path), step[1], settings, step[2], open_texts)
+                if report is not None:
+                    got = await loop.run_in_executor(self.executor, self._finish_disk, report, settings, encoding)
+                else:  # the pool failed (logged): this file in the worker thread, as without one
+                    pool = None
+        if pool is None or not pool.usable:
+            if got is None:
+                got = await loop.run_in_executor(
+                    self.executor, self._analyse_disk, path, settings, encoding, open_texts, pause_for_open
+                )
         if self.server.open_document(uri) is not None:
             return  # opened meanwhile
         if got is None:
@@ -302,18 +429,25 @@ class WorkspaceIndex:
                     log.info("work done progress unavailable: %s", exc)
                     token = None
             step = max(1, len(files) // 20)
-            for i, path in enumerate(files, 1):
-                try:
-                    await self.refresh_file(path)
-                except Exception:  # noqa: BLE001
-                    log.exception("workspace analysis of %s failed", path)
-                if token is not None and (i % step == 0 or i == len(files)):
-                    self.server.work_done_progress.report(
-                        token,
-                        types.WorkDoneProgressReport(
-                            message=f"{i}/{len(files)}", percentage=int(i * 100 / max(1, len(files)))
-                        ),
-                    )
+            n_bytes = await loop.run_in_executor(None, _total_size, files)
+            pool = self._pool = BackgroundPool() if BackgroundPool.worth_it(len(files), n_bytes) else None
+            try:
+                for i, path in enumerate(files, 1):
+                    try:
+                        await self.refresh_file(path, pool)
+                    except Exception:  # noqa: BLE001
+                        log.exception("workspace analysis of %s failed", path)
+                    if token is not None and (i % step == 0 or i == len(files)):
+                        self.server.work_done_progress.report(
+                            token,
+                            types.WorkDoneProgressReport(
+                                message=f"{i}/{len(files)}", percentage=int(i * 100 / max(1, len(files)))
+                            ),
+                        )
+            finally:
+                if pool is not None:
+                    pool.close()
+                self._pool = None
             self.scanned = True
         finally:
             self.scanning = False
