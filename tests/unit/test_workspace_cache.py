@@ -245,3 +245,16 @@ def test_closing_for_exit_ends_a_busy_background_process(tmp_path, monkeypatch):
         task.cancel()
 
     asyncio.run(go())
+
+
+def test_the_background_process_never_writes_to_the_servers_standard_output():
+    import subprocess
+    import sys
+
+    code = (
+        "import os\nfrom unveil.core.results import background_init\nbackground_init()\n"
+        "print('printed')\nos.write(1, b'written\\n')\nprint(os.nice(0) >= 10)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout == ""
+    assert r.stderr.split() == ["printed", "written", "True"]

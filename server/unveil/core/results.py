@@ -408,10 +408,17 @@ def _norm(path: str) -> str:
 
 def background_init() -> None:
     """Set up a background analysis process (the language server's workspace scan,
-    ``unveil.lsp.features.workspace.BackgroundPool``): a lower scheduling priority (``nice`` +10
-    where the system has it), so that on a busy machine the editor's own process comes first,
-    and the start-up caches of ``unveil check`` (compiled patterns, generated dataclass code).
-    Never raises."""
+    ``unveil.lsp.features.workspace.BackgroundPool``): its standard output goes to standard
+    error (it inherited the server's, which carries the protocol: a stray write there would
+    corrupt the client's stream), a lower scheduling priority (``nice`` +10 where the system
+    has it) so that on a busy machine the editor's own process comes first, and the start-up
+    caches of ``unveil check`` (compiled patterns, generated dataclass code). Never raises."""
+    try:
+        sys.stdout.flush()
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+    except (AttributeError, OSError, ValueError):  # no standard streams
+        pass
     try:
         os.nice(10)
     except (AttributeError, OSError):  # no nice (Windows), or not allowed
