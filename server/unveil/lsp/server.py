@@ -347,11 +347,24 @@ class UnveilServer(LanguageServer):
             if self._inflight.get(uri, (None,))[0] == key:
                 del self._inflight[uri]
         self._durations[uri] = seconds
+        self.trimmer.analysed(len(doc.source))
         entry = _Entry(key, analysis, diags)
         self._notify("on_analysed", uri, analysis)
         if self.current_key(uri) == key:
             self._cache[uri] = entry
         return entry
+
+    @property
+    def trimmer(self):
+        """The :class:`unveil.lsp.memory.IdleTrimmer` of this server's event loop (made on first use)."""
+        t = self.__dict__.get("_trimmer")
+        if t is None:
+            from unveil.lsp.memory import IdleTrimmer
+
+            t = self.__dict__["_trimmer"] = IdleTrimmer(
+                asyncio.get_running_loop(), None, lambda: self.scheduler.any_busy() or bool(self._inflight)
+            )
+        return t
 
     async def get_entry(self, uri: str) -> _Entry | None:
         """The analysis of ``uri``'s current version (cached, in flight, or computed now);
@@ -627,6 +640,9 @@ def run(argv: list[str] | None = None) -> int:
         args = parser.parse_args(list(argv or []))
     except SystemExit as exc:
         return int(exc.code or 0)
+    from unveil.lsp import memory
+
+    memory.limit_arenas(1)  # before the server's threads allocate (lsp/memory.py)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("unveil %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()

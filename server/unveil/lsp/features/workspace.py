@@ -449,6 +449,9 @@ class WorkspaceIndex:
                     pool.close()
                 self._pool = None
             self.scanned = True
+            trimmer = getattr(self.server, "trimmer", None)
+            if trimmer is not None:
+                trimmer.soon()  # what the scan's analyses freed goes back to the system
         finally:
             self.scanning = False
             if token is not None:

@@ -1,0 +1,56 @@
+"""The language server's memory calls (lsp/memory.py): glibc's arena limit and trim, and the
+idle trimmer's timing."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+
+from unveil.lsp import memory
+
+GLIBC = bool(getattr(os, "confstr", None) and os.confstr("CS_GNU_LIBC_VERSION"))
+
+
+@pytest.mark.skipif(not GLIBC, reason="glibc only")
+def test_on_glibc_the_calls_are_made():
+    assert memory.limit_arenas(8) is True  # (8: the test process keeps its usual arenas)
+    assert memory.trim() in (True, False)  # released something, or had nothing to release
+
+
+def test_on_another_c_library_nothing_is_called(monkeypatch):
+    monkeypatch.setattr(memory, "_glibc", lambda: None)
+    assert memory.limit_arenas(1) is False and memory.trim() is False
+
+
+def test_the_trimmer_waits_for_enough_text_and_an_idle_second(monkeypatch):
+    trims: list[int] = []
+    monkeypatch.setattr(memory, "trim", lambda: trims.append(1) or True)
+    busy = {"now": False}
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        t = memory.IdleTrimmer(loop, None, lambda: busy["now"], idle_s=0.05)
+        t.analysed(memory.TRIM_AFTER_BYTES - 1)
+        await asyncio.sleep(0.15)
+        assert (t.trims, trims) == (0, [])  # not enough text yet
+        t.analysed(1)
+        busy["now"] = True
+        await asyncio.sleep(0.15)
+        assert t.trims == 0  # more analysis pending: waits
+        busy["now"] = False
+        await asyncio.sleep(0.15)
+        assert (t.trims, t.pending) == (1, 0)
+        t.analysed(10)
+        t.analysed(memory.TRIM_AFTER_BYTES)
+        t.analysed(memory.TRIM_AFTER_BYTES)  # each restarts the idle timer: one trim
+        await asyncio.sleep(0.2)
+        assert t.trims == 2
+        t.soon()
+        await asyncio.sleep(0.15)
+        assert t.trims == 3
+        await asyncio.sleep(0.05)
+
+    asyncio.run(go())
+    assert trims == [1, 1, 1]
