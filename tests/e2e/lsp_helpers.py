@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import LanguageClient, client_capabilities
 
 TIMEOUT = 20.0  # seconds; a safety net against hangs, not a performance assertion
 
@@ -108,3 +108,16 @@ async def until(fn, what: str):
         return await asyncio.wait_for(go(), TIMEOUT)
     except asyncio.TimeoutError:
         pytest.fail(f"timed out waiting for {what}")
+
+
+async def initialize_in(client: LanguageClient, root) -> None:
+    """Initialize ``client``'s session as VS Code would, with ``root`` (a ``Path``) as the one
+    workspace folder and an empty ``unveil`` configuration."""
+    client.set_configuration({}, section="unveil")
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual_studio_code"),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+        )
+    )

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_helpers import TIMEOUT, open_doc, until
+from lsp_helpers import TIMEOUT, initialize_in, open_doc, until
 from lsprotocol import types
 from pygls.protocol import default_converter
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 
@@ -62,14 +62,7 @@ async def ws_client(lsp_client: LanguageClient):
     (ROOT / "CLAUDE.md").write_text(CLAUDE, encoding="utf-8")
     (ROOT / "docs/style.md").write_text(STYLE, encoding="utf-8")
     (ROOT / ".claude/agents/reviewer.md").write_text(AGENT, encoding="utf-8")
-    lsp_client.set_configuration({}, section="unveil")
-    await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual_studio_code"),
-            root_uri=ROOT.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=ROOT.as_uri(), name="ws")],
-        )
-    )
+    await initialize_in(lsp_client, ROOT)
     yield
     await lsp_client.shutdown_session()
 

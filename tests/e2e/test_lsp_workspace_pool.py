@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_helpers import until
+from lsp_helpers import initialize_in, until
 from lsprotocol import types
 from pygls.protocol import default_converter
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 ROOT = Path(tempfile.mkdtemp(prefix="unveil-ws-pool-")).resolve()
@@ -59,14 +59,7 @@ async def _scan(client: LanguageClient) -> dict[str, list]:
     for rel, text in FILES.items():
         (ROOT / rel).parent.mkdir(parents=True, exist_ok=True)
         (ROOT / rel).write_text(text, encoding="utf-8")
-    client.set_configuration({}, section="unveil")
-    await client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual_studio_code"),
-            root_uri=ROOT.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=ROOT.as_uri(), name="ws")],
-        )
-    )
+    await initialize_in(client, ROOT)
     uris = {(ROOT / rel).as_uri() for rel in FILES}
 
     async def all_published():
