@@ -258,3 +258,49 @@ def test_the_background_process_never_writes_to_the_servers_standard_output():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stdout == ""
     assert r.stderr.split() == ["printed", "written", "True"]
+
+
+def test_a_scan_cancelled_while_its_background_process_is_busy_ends_that_process(tmp_path, monkeypatch):
+    """The server exiting mid-scan cancels the scan: the background process is ended at once,
+    not left to finish its file (an exit must not wait for a large file's analysis)."""
+    import asyncio
+    import time
+
+    monkeypatch.setenv("UNVEIL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("UNVEIL_SCAN_IN_PROCESS", raising=False)
+    root = tmp_path / "ws"
+    for i in range(9):
+        p = root / ".claude" / "agents" / f"a{i}.md"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(
+            "---\nname: a\ndescription: b\n---\n" + "Review the code and report what you find.\n" * 80_000
+        )  # 3.4 MB: many seconds of work
+    published: list = []
+    server, index = _stub_server(monkeypatch, published)
+    monkeypatch.setattr(index, "roots", lambda: [root])
+    monkeypatch.setattr(index, "_supports_progress", lambda: False)
+    monkeypatch.setattr("unveil.lsp.features.workspace.BackgroundPool.worth_it", classmethod(lambda cls, n, b=0: True))
+
+    async def go():
+        task = asyncio.ensure_future(index.scan())
+        procs: list = []
+        for _ in range(400):
+            await asyncio.sleep(0.05)
+            pool = index._pool
+            ex = getattr(pool, "_executor", None)
+            procs = [p for p in (getattr(ex, "_processes", None) or {}).values() if p.is_alive()]
+            if procs:
+                break
+        assert procs, "the background process never started"
+        await asyncio.sleep(0.5)  # inside its first file
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+        t0 = time.monotonic()
+        while procs[0].is_alive() and time.monotonic() - t0 < 3:
+            await asyncio.sleep(0.05)
+        assert not procs[0].is_alive() and index._pool is None
+
+    asyncio.run(go())

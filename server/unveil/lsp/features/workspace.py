@@ -446,7 +446,7 @@ class WorkspaceIndex:
                         )
             finally:
                 if pool is not None:
-                    pool.close()
+                    pool.close(terminate=True)  # idle after the last file; busy if the scan was cancelled (exit)
                 self._pool = None
             self.scanned = True
             trimmer = getattr(self.server, "trimmer", None)
