@@ -162,3 +162,12 @@ def test_inlay_hint_after_each_import():
         if str(h.label).startswith("+")
     ]
     assert got == [(2, 21, "+20 tok"), (2, 45, "+6 tok")]
+
+
+def test_norm_path_names_files_as_the_import_tree_does():
+    # one normalisation for the tree, the disk reader's overrides and the result cache's deps
+    assert imports.norm_path("/ws/docs/./a/../style.md") == "/ws/docs/style.md"
+    assert imports.norm_path("C:\\ws\\docs\\..\\docs\\style.md") == "C:\\ws\\docs\\style.md"
+    assert imports.norm_path("C:\\ws/docs") == "C:\\ws/docs"  # mixed: POSIX rules
+    read = imports.disk_reader(overrides={"C:\\ws\\docs\\..\\docs\\style.md": "unsaved"})
+    assert read("C:\\ws\\docs\\style.md") == "unsaved"

@@ -268,7 +268,7 @@ def resolve(
             cache[p] = got if isinstance(got, str) else None
         return cache[p]
 
-    root = _norm(path)
+    root = norm_path(path)
     project = root_dir if root_dir is not None else project_root(path)
     tree = ImportTree(root=root, host=host[0], max_depth=limit, project=project)
     budget = {"files": 0, "chars": 0}
@@ -325,7 +325,10 @@ def resolve(
     return tree
 
 
-def _norm(path: str) -> str:
+def norm_path(path: str) -> str:
+    """``path`` normalised as the import tree names files (Windows-style when it uses only
+    backslashes, POSIX otherwise): the key of :func:`disk_reader`'s overrides and of
+    ``FileReport.deps`` comparisons."""
     import ntpath
     import posixpath
 
@@ -405,7 +408,7 @@ def disk_reader(max_bytes: int = MAX_FILE_BYTES, overrides: dict[str, str] | Non
     """A reader for :func:`resolve` backed by the file system: ``overrides`` (normalised path →
     text, e.g. unsaved editor buffers) first, then regular files up to ``max_bytes`` decoded as
     UTF-8 (invalid bytes kept as U+DC80..U+DCFF). Folders, missing and unreadable files: ``None``."""
-    over = {_norm(k): v for k, v in (overrides or {}).items()}
+    over = {norm_path(k): v for k, v in (overrides or {}).items()}
 
     def read(path: str) -> str | None:
         if path in over:

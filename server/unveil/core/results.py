@@ -353,6 +353,7 @@ def load_report(key: str, data: bytes, overrides: Mapping[str, str] | None = Non
     unsaved text of an open editor buffer, which the stored report did not see); else ``None``.
     The report comes without settings (the caller attaches those it made the key from)."""
     from unveil.core import cache
+    from unveil.core.imports import norm_path
 
     if not key:
         return None
@@ -363,8 +364,8 @@ def load_report(key: str, data: bytes, overrides: Mapping[str, str] | None = Non
     if report is None:
         return None
     if overrides:
-        unsaved = {_norm(p) for p in overrides}
-        if any(_norm(p) in unsaved for p, _ in report.deps):
+        unsaved = {norm_path(p) for p in overrides}
+        if any(norm_path(p) in unsaved for p, _ in report.deps):
             return None
     return report if dependencies_hold(report) else None
 
@@ -381,13 +382,13 @@ def analyse_file(
     from unveil.core.analyze import analyze
 
     deps: dict[str, str] = {}
-    over = {_norm(k): v for k, v in (overrides or {}).items()}
+    over = {imports.norm_path(k): v for k, v in (overrides or {}).items()}
     unsaved = False
     disk = imports.disk_reader(overrides=over)  # the unsaved texts first, then the disk
 
     def reader(p: str):
         nonlocal unsaved
-        if _norm(p) in over:
+        if imports.norm_path(p) in over:
             unsaved = True
         else:
             deps[p] = content_hash(read_dep(p))
@@ -399,11 +400,6 @@ def analyse_file(
     if key and not unsaved:
         cache.store_pickle("files", key, cache_state(report, text))
     return report
-
-
-def _norm(path: str) -> str:
-    """``path`` as :mod:`unveil.core.imports` names the files it reads (normalised)."""
-    return os.path.normpath(path)
 
 
 def background_init() -> None:
