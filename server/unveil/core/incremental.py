@@ -177,6 +177,9 @@ class DocumentCache:
         self.matches = MatchMemo()  # the directive patterns' matches per window (exact: see MatchMemo)
         self.escalation_matches = MatchMemo()  # the same for the escalation check's prose forms
         self.relocatable = MatchMemo(max_entries=20_000)  # see relocatable(); advanced once per version
+        from unveil.core.checks.splice import SpliceLog
+
+        self.splices = SpliceLog()  # the pattern rules' matches in the last version, spliced into the next
 
     def next_version(self) -> None:
         """Called once at the start of each version's analysis: the per-version memos that no

@@ -117,6 +117,11 @@ from unveil.core.checks.pattern_analysis import (  # noqa: F401
     required_literals,
     single_line,
 )
+from unveil.core.checks.splice import EMPTY as _EMPTY_ENTRY
+from unveil.core.checks.splice import Session as _SpliceSession
+from unveil.core.checks.splice import SpliceLog as _SpliceLog
+from unveil.core.checks.splice import entry as _splice_entry
+from unveil.core.checks.splice import splice as _splice
 from unveil.core.findings import Finding, Severity
 from unveil.core.rules import Rule, RuleSet, bundled_rules, load_rule_files
 
@@ -492,7 +497,7 @@ class _Target:
         self.text = text
         self.folded = text.casefold()
         self.present: dict[str, bool] = {}
-        self.words = _word_index(self.folded) if len(self.folded) > _WINDOW_MIN_TEXT else None
+        self._words: str | None | bool = False  # the word index, built on first use (False: not yet)
         self.lines: _Lines | None = None
         self.positions: dict[str, list[int]] = {}  # offsets of the literals a _LiteralIndex scanned
         self.indexed: set[str] = set()  # those literals
@@ -502,6 +507,29 @@ class _Target:
         # for the model view: () -> set of its lines the reading rewrote
         self.changed: Callable[[], set[int]] | None = None
         self.memo: _MatchMemo | None = None  # the open document's memo (set by run_rules)
+        self.spliced = False  # no whole-text literal index: an open document after its first version (_run)
+        self.session: _SpliceSession | None = None  # the open document's splice session (_run)
+        self._slices: dict[tuple[int, int], tuple[str, dict]] = {}  # folded stretches (splice prefilter)
+
+    @property
+    def words(self) -> str | None:
+        """The :func:`~unveil.core.checks.literal_index.word_index` of :attr:`folded` (``None``
+        for a short text), built on first use."""
+        if self._words is False:
+            self._words = _word_index(self.folded) if len(self.folded) > _WINDOW_MIN_TEXT else None
+        return self._words  # type: ignore[return-value]
+
+    def exact_run(self, cls: str) -> int:
+        """The longest run of the class ``cls`` in the text (:meth:`~unveil.core.checks.literal_index.Lines.longest_run`)."""
+        return self.line_index().longest_run(cls)
+
+    def may_contain(self, clauses, a: int, b: int) -> bool:
+        """Whether every clause of ``clauses`` has a member in ``text[a:b]`` (case-folded; the
+        folded stretch and its literal memo are kept for the other patterns of this version)."""
+        got = self._slices.get((a, b))
+        if got is None:
+            got = self._slices[(a, b)] = (self.text[a:b].casefold(), {})
+        return _may_match(clauses, got[0], got[1])
 
     def set_changed(self, source_spans, view) -> None:
         """Mark this target (the model view) as a second pass: ``source_spans`` are the source
@@ -546,7 +574,8 @@ class _Target:
         if self.lines is None:
             self.lines = _Lines(self.text, self.folded)
             self.lines.memo = self.memo
-            self.lines.present, self.lines.words = self.present, self.words
+            self.lines.present = self.present
+            self.lines.words = None if self.spliced else self.words
             self.lines.positions, self.lines.indexed = self.positions, self.indexed
         return self.lines
 
@@ -579,6 +608,7 @@ class DocState:
     targets: dict
     decoded: bool = False
     memo: _MatchMemo | None = None  # the open document's match memo (language server), else None
+    splices: _SpliceLog | None = None  # the open document's previous matches (language server), else None
     markdown: object = None  # the markdown layer it was built with (kept: the cache key holds its id)
 
 
@@ -644,6 +674,7 @@ def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[F
     if memo is not None:
         memo.next_version()
     state.memo = memo
+    state.splices = getattr(getattr(ctx, "incremental", None), "splices", None)
     for t in state.targets.values():
         if t is not None:
             t.memo = memo
@@ -718,10 +749,32 @@ def _literal_index(prules: PatternRules) -> _LiteralIndex:
 def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float, seen: dict, line_of) -> list[Finding]:
     out: list[Finding] = []
     index = _literal_index(prules)
+    log = state.splices
     for t in state.targets.values():
-        if t is not None:
+        if t is None:
+            continue
+        if log is not None:
+            # an open document's model view pass searches only what the reading rewrote, and a
+            # later version's reading splices: neither needs the whole-text literal index
+            t.spliced = t.changed is not None or log.has_base(t.name)
+            if t.changed is None:  # the normalised reading: its matches are kept and spliced
+                t.session = log.begin(t.name, t.text, t.exact_run)
+        if not t.spliced:
             t.index_literals(index)  # one Aho–Corasick pass over the long literals
             _scope.checkpoint()
+    out += _run_rules(state, prules, kind, timeout, seen, line_of)
+    if log is not None:
+        for t in state.targets.values():
+            if t is not None and t.session is not None:
+                log.commit(t.name, t.session)
+    return out
+
+
+def _run_rules(
+    state: DocState, prules: PatternRules, kind: str | None, timeout: float, seen: dict, line_of
+) -> list[Finding]:
+    """Every rule of ``prules`` that applies to ``kind`` on every reading of ``state``."""
+    out: list[Finding] = []
     user_spent = 0.0  # seconds all user (non-bundled) patterns took on this text: USER_BUDGET_S
     budget_noted = False
     for pr in prules.rules:
@@ -808,10 +861,51 @@ def _scan_pattern(
     pr: PatternRule, i: int, pat, t: _Target, state: DocState, timeout: float, spans: list, out: list
 ) -> int | None:
     """Run pattern ``i`` of ``pr`` on ``t``, appending new findings to ``out``. Returns ``None``,
-    or on timeout the source offset after the last match."""
+    or on timeout the source offset after the last match.
+
+    An open document's normalised reading (``state.splices``): the pattern's matches are spliced
+    from the previous version's (:func:`unveil.core.checks.splice.splice`) when its searches read
+    a bounded stretch, else searched as below; either way the whole list is kept for the next
+    version."""
     vt = t.text
     clauses = pr.prefilters[i] if i < len(pr.prefilters) else ()
-    if clauses and not _may_match(clauses, t.folded, t.present, t.words):
+    sess = t.session
+    key = bounds = None
+    if sess is not None:
+        bounds = _splice_bounds(pr, i, sess)
+        key = (pr.id, i, pat.pattern, pat.flags)
+        prev = sess.base.entries.get(key) if bounds is not None and sess.base is not None else None
+        if prev is not None and bounds is not None:
+            log = state.splices
+            if clauses:
+                a, b, may = _window_may(t, sess, clauses, bounds)
+                if not may and not prev.records:
+                    sess.entries[key] = _EMPTY_ENTRY  # no match before, none can start near the edit
+                    if log is not None:
+                        log.skipped += 1
+                    return None
+
+                def maybe(x: int, y: int) -> bool:
+                    return may if a <= x and y <= b else t.may_contain(clauses, x, y)
+
+            else:
+                maybe = None  # type: ignore[assignment]
+            try:
+                got = _splice(pat, prev, vt, sess.delta, bounds[0], bounds[1], timeout, maybe)  # type: ignore[arg-type]
+            except TimeoutError:
+                got = None  # searched in full below, with that search's own time-out report
+            if got is not None:
+                if log is not None:
+                    log.spliced += 1
+                kept = _splice_entry(bounds[0], bounds[1], got)
+                if kept is not None:
+                    sess.entries[key] = kept
+                return _match_pattern(pr, t, state, timeout, spans, out, iter(got))
+        if state.splices is not None:
+            state.splices.full += 1
+    if clauses and not _may_match(clauses, t.folded, t.present, None if t.spliced else t.words):
+        if sess is not None and bounds is not None:
+            sess.entries[key] = _EMPTY_ENTRY
         return None
     windows_spans = None  # None: the whole text; else (pos, endpos) of the candidate lines
     if clauses and i < len(pr.single_line) and pr.single_line[i]:
@@ -827,34 +921,47 @@ def _scan_pattern(
                 windows_spans = [lines.span(ln) for ln in cand]
     windows = None  # else (pos, stop, endpos) around the literals of a bounded-width pattern
     if clauses and windows_spans is None and len(vt) > _WINDOW_MIN_TEXT and t.changed is None:
-        bounds = pr.widths[i] if i < len(pr.widths) else None
-        if bounds is not None:
+        bounds_w = pr.widths[i] if i < len(pr.widths) else None
+        if bounds_w is not None:
             lines = t.line_index()
             if lines.ok:
-                windows = lines.windows(clauses, bounds)
+                windows = lines.windows(clauses, bounds_w)
     if t.changed is not None and windows_spans is None:
         # the model view pass: only text around what the reading rewrote can match differently
         windows_spans = t.changed_spans()
-    if state.memo is not None and clauses and windows is None and windows_spans is None and len(vt) > _WINDOW_MIN_TEXT:
+    if (
+        state.memo is not None
+        and bounds is None  # (a pattern that is spliced keeps its whole list instead)
+        and clauses
+        and windows is None
+        and windows_spans is None
+        and len(vt) > _WINDOW_MIN_TEXT
+    ):
         # an open document's whole-text search, cut into content-defined stretches whose
         # matches the memo keeps across versions: bounded patterns by their reach, single-line
         # ones at line ends (a match holds a literal, so it is never empty at a stretch's end)
         lines = t.line_index()
         if lines.ok:
-            bounds = pr.widths[i] if i < len(pr.widths) else None
-            if bounds is not None:
-                windows = lines.chunk_windows(bounds)
+            bounds_w = pr.widths[i] if i < len(pr.widths) else None
+            if bounds_w is not None:
+                windows = lines.chunk_windows(bounds_w)
             elif i < len(pr.single_line) and pr.single_line[i]:
                 windows_spans = lines.chunks()
     reach = _reach_in(pr, i, t) if state.memo is not None else None
     for attempt in (0, 1):
         cpu0 = time.thread_time()
-        got = _match_pattern(pr, pat, t, state, timeout, spans, out, windows, windows_spans, reach)
-        if got is None:
+        collected: list | None = [] if sess is not None and bounds is not None else None
+        matches = _matches(pat, t, state, timeout, windows, windows_spans, reach)
+        got_t = _match_pattern(pr, t, state, timeout, spans, out, matches, collected)
+        if got_t is None:
+            if collected is not None:
+                kept = _splice_entry(bounds[0], bounds[1], collected)  # type: ignore[index]
+                if kept is not None:
+                    sess.entries[key] = kept  # type: ignore[union-attr]
             return None
         stalled = time.thread_time() - cpu0 < timeout / 2
         if attempt or not stalled:
-            return got
+            return got_t
         # the time limit ran out while this thread hardly ran (a loaded machine, another thread
         # holding the interpreter): not the pattern's cost. Once more with a longer limit; the
         # findings of the first attempt are kept and not repeated (``spans``)
@@ -867,21 +974,57 @@ STALL_RETRY = 8
 more with this many times the limit; a second time-out is reported (UNV002)."""
 
 
-def _match_pattern(
-    pr, pat, t: _Target, state: DocState, timeout: float, spans: list, out: list, windows, windows_spans, reach=None
-):
-    """The matching part of :func:`_scan_pattern`: ``None``, or on timeout the source offset
-    after the last match."""
+def _splice_bounds(pr: PatternRule, i: int, sess: _SpliceSession) -> tuple[int, int] | None:
+    """``(lb, reach)`` of pattern ``i`` of ``pr`` for :func:`~unveil.core.checks.splice.splice`
+    in the session's text (code points: an attempt at ``x`` reads nothing outside
+    ``[x - lb - 1, x + reach)``, the reach as :meth:`~unveil.core.checks.literal_index.Lines.windows`
+    takes it; class runs bounded by :meth:`~unveil.core.checks.splice.Session.run`), or ``None``
+    when either is unbounded or unknown."""
+    w = pr.widths[i] if i < len(pr.widths) else None
+    r = _reach(pr, i)
+    if w is None or r is None:
+        return None
+    memo = sess.bounds
+    spec = (w[1], r)
+    got = memo.get(spec)
+    if got is None:
+        lb = r if not isinstance(r, tuple) else sum(c * sess.run(k) for k, c in r)
+        got = memo[spec] = (lb, sum(k * sess.run(cls) for cls, k in w[1]) + 2)
+    return got
+
+
+def _window_may(t: _Target, sess: _SpliceSession, clauses, bounds: tuple[int, int]) -> tuple[int, int, bool]:
+    """``(a, b, may)``: the stretch ``[a, b)`` of ``t``'s text that holds every match a splice
+    with ``bounds`` searches for in this version (:meth:`~unveil.core.checks.splice.Session.window`),
+    and whether every clause of ``clauses`` has a member there (patterns of one shape share the
+    stretch and its literal memo)."""
+    a, b = sess.window(*bounds)
+    return a, b, t.may_contain(clauses, a, b)
+
+
+def _matches(pat, t: _Target, state: DocState, timeout: float, windows, windows_spans, reach=None):
+    """The records (:func:`~unveil.core.checks.literal_index.records`) of ``pat`` on ``t``: in
+    ``windows`` (``(pos, stop, endpos)``), else in ``windows_spans`` (``(pos, endpos)``), else
+    in the whole text; lazily (a time-out raised after the records before it)."""
+    vt = t.text
+    if windows is not None:
+        return _in_windows(pat, vt, windows, timeout, state.memo, reach)
+    if windows_spans is None:
+        return _records(pat.finditer(vt, timeout=timeout))
+    return _in_spans(pat, vt, windows_spans, timeout, state.memo, reach)
+
+
+def _match_pattern(pr, t: _Target, state: DocState, timeout: float, spans: list, out: list, matches, collected=None):
+    """The findings of the records ``matches`` of one pattern of ``pr`` on ``t`` (appended to
+    ``out``; ``collected``, when given, gets every record). ``None``, or on timeout the source
+    offset after the last match."""
     vt = t.text
     last = 0
     try:
-        if windows is not None:
-            matches = _in_windows(pat, vt, windows, timeout, state.memo, reach)
-        elif windows_spans is None:
-            matches = _records(pat.finditer(vt, timeout=timeout))
-        else:
-            matches = _in_spans(pat, vt, windows_spans, timeout, state.memo, reach)
-        for _s, e, vs, ve in matches:
+        for rec in matches:
+            if collected is not None:
+                collected.append(rec)
+            _s, e, vs, ve = rec
             last = e
             while vs < ve and vt[vs].isspace():
                 vs += 1  # a range starts and ends on what the pattern is about, not on blank lines
