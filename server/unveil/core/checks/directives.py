@@ -105,6 +105,7 @@ from unveil.core.checks.literal_index import WINDOW_MIN_TEXT as _WINDOW_MIN_TEXT
 from unveil.core.checks.literal_index import Lines as _Lines
 from unveil.core.checks.literal_index import LiteralIndex as _LiteralIndex
 from unveil.core.checks.literal_index import MatchMemo as _MatchMemo
+from unveil.core.checks.literal_index import digest as _span_digest
 from unveil.core.checks.literal_index import in_spans as _in_spans
 from unveil.core.checks.literal_index import in_windows as _in_windows
 from unveil.core.checks.literal_index import may_match as _may_match
@@ -116,6 +117,7 @@ from unveil.core.checks.pattern_analysis import (  # noqa: F401
     reach_bound,
     required_literals,
     single_line,
+    start_literals,
 )
 from unveil.core.checks.splice import EMPTY as _EMPTY_ENTRY
 from unveil.core.checks.splice import Session as _SpliceSession
@@ -509,6 +511,7 @@ class _Target:
         self.memo: _MatchMemo | None = None  # the open document's memo (set by run_rules)
         self.spliced = False  # no whole-text literal index: an open document after its first version (_run)
         self.session: _SpliceSession | None = None  # the open document's splice session (_run)
+        self.index: _LiteralIndex | None = None  # the rules' literal index (_run)
         self._slices: dict[tuple[int, int], tuple[str, dict]] = {}  # folded stretches (splice prefilter)
 
     @property
@@ -570,12 +573,48 @@ class _Target:
             self._near = got
         return got
 
+    def may_match_changed(self, clauses) -> bool:
+        """The literal prefilter of the model view pass: whether every clause of ``clauses``
+        has a member in the text around what the reading rewrote (:meth:`changed_spans`), the
+        only text that pass searches."""
+        got = getattr(self, "_changed_text", None)
+        if got is None:
+            f = self.folded
+            parts = [f[a:b] for a, b in self.changed_spans()]
+            text = "\x00".join(parts)
+            seen: dict[str, bool] = {}
+            index = self.index
+            if index is not None and len(text) > _WINDOW_MIN_TEXT:
+                # the long literals through the Aho–Corasick automaton, stretch by stretch; an
+                # open document keeps each stretch's literals (an edit changes one stretch)
+                present: set[str] = set()
+                memo = self.memo
+                for part in parts:
+                    key = ("literals", id(index), _span_digest(part), len(part))
+                    lits = memo.get(key) if memo is not None else None
+                    if lits is None:
+                        scanned = index.scan(part)
+                        if scanned is None:
+                            present = set()
+                            break
+                        lits = frozenset(scanned[1])
+                        if memo is not None:
+                            memo.put(key, lits)
+                    present |= lits
+                else:
+                    seen = dict.fromkeys(index.literals, False)
+                    seen.update(dict.fromkeys(present, True))
+            got = self._changed_text = (text, seen)
+        return _may_match(clauses, got[0], got[1])
+
     def line_index(self) -> "_Lines":
         if self.lines is None:
             self.lines = _Lines(self.text, self.folded)
             self.lines.memo = self.memo
             self.lines.present = self.present
-            self.lines.words = None if self.spliced else self.words
+            # (a later version's reading splices and the model view pass searches only what
+            # the reading rewrote: neither looks literals up in the word index)
+            self.lines.words = None if self.spliced or self.changed is not None else self.words
             self.lines.positions, self.lines.indexed = self.positions, self.indexed
         return self.lines
 
@@ -754,12 +793,12 @@ def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float
         if t is None:
             continue
         if log is not None:
-            # an open document's model view pass searches only what the reading rewrote, and a
-            # later version's reading splices: neither needs the whole-text literal index
-            t.spliced = t.changed is not None or log.has_base(t.name)
+            # a later version of an open document's reading splices: it needs no whole-text literal index
+            t.spliced = log.has_base(t.name)
             if t.changed is None:  # the normalised reading: its matches are kept and spliced
                 t.session = log.begin(t.name, t.text, t.exact_run)
-        if not t.spliced:
+        t.index = index
+        if not t.spliced and t.changed is None:  # (the model view pass searches only what the reading rewrote)
             t.index_literals(index)  # one Aho–Corasick pass over the long literals
             _scope.checkpoint()
     out += _run_rules(state, prules, kind, timeout, seen, line_of)
@@ -903,7 +942,11 @@ def _scan_pattern(
                 return _match_pattern(pr, t, state, timeout, spans, out, iter(got))
         if state.splices is not None:
             state.splices.full += 1
-    if clauses and not _may_match(clauses, t.folded, t.present, None if t.spliced else t.words):
+    if clauses and not (
+        t.may_match_changed(clauses)
+        if t.changed is not None
+        else _may_match(clauses, t.folded, t.present, None if t.spliced else t.words)
+    ):
         if sess is not None and bounds is not None:
             sess.entries[key] = _EMPTY_ENTRY
         return None
@@ -948,10 +991,14 @@ def _scan_pattern(
             elif i < len(pr.single_line) and pr.single_line[i]:
                 windows_spans = lines.chunks()
     reach = _reach_in(pr, i, t) if state.memo is not None else None
+    starts = _start_positions(pat, t) if windows is None and windows_spans is None and t.changed is None else None
     for attempt in (0, 1):
         cpu0 = time.thread_time()
         collected: list | None = [] if sess is not None and bounds is not None else None
-        matches = _matches(pat, t, state, timeout, windows, windows_spans, reach)
+        if starts is not None:
+            matches = _records(_anchored(pat, vt, starts, timeout))
+        else:
+            matches = _matches(pat, t, state, timeout, windows, windows_spans, reach)
         got_t = _match_pattern(pr, t, state, timeout, spans, out, matches, collected)
         if got_t is None:
             if collected is not None:
@@ -1000,6 +1047,54 @@ def _window_may(t: _Target, sess: _SpliceSession, clauses, bounds: tuple[int, in
     stretch and its literal memo)."""
     a, b = sess.window(*bounds)
     return a, b, t.may_contain(clauses, a, b)
+
+
+_ANCHOR_SHARE = 16
+"""A pattern is searched only where its start literals occur (:func:`_start_positions`) while
+they occur at most once per this many code points; else by one ``finditer``."""
+
+
+def _start_positions(pat, t: _Target) -> list[int] | None:
+    """Sorted offsets in ``t``'s text where one of the pattern's
+    :func:`~unveil.core.checks.pattern_analysis.start_literals` occurs (case-folded): the only
+    places a match of it can start. ``None`` when it has none, when case folding moved offsets,
+    or when they are too many to be worth it."""
+    lits = start_literals(pat.pattern, pat.flags)
+    if not lits:
+        return None
+    lines = t.line_index()
+    if not lines.ok:
+        return None
+    limit = len(t.text) // _ANCHOR_SHARE + 1
+    found: set[int] = set()
+    for lit in lits:
+        occ = lines.occurrences(lit, limit - len(found))
+        if occ is None:
+            return None
+        found.update(occ)
+        if len(found) > limit:
+            return None
+    return sorted(found)
+
+
+def _anchored(pat, text: str, starts: list[int], timeout: float):
+    """The matches of ``pat`` in ``text``, as one ``finditer`` gives them, for a pattern whose
+    matches can start only at ``starts`` (sorted offsets): an anchored ``match`` at each start
+    past the end of the last match. Raises ``TimeoutError`` after the matches before it when
+    they take longer than ``timeout`` seconds together."""
+    deadline = time.monotonic() + timeout
+    cursor = 0
+    match = pat.match
+    for p in starts:
+        if p < cursor:
+            continue
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("regex timed out")
+        m = match(text, p, timeout=left)
+        if m is not None:
+            yield m
+            cursor = m.end() if m.end() > p else p + 1
 
 
 def _matches(pat, t: _Target, state: DocState, timeout: float, windows, windows_spans, reach=None):

@@ -154,7 +154,7 @@ class Lines:
         got = getattr(self, "_digests", None)
         if got is None:
             text = self.view_text
-            got = self._digests = [_digest(text[a:b]) for a, b in self.chunks()]
+            got = self._digests = [digest(text[a:b]) for a, b in self.chunks()]
         return got
 
     def occurrences(self, lit: str, limit: int) -> list[int] | None:
@@ -319,6 +319,7 @@ class MatchMemo:
     def __init__(self, max_entries: int = 100_000) -> None:
         self.cur: dict = {}
         self.old: dict = {}
+        self.digests: dict = {}  # (text, a, endpos) -> digest of text[a:endpos], this version
         self.hits = 0
         self.misses = 0
         self.max_entries = max_entries  # per version; past it new results are not kept
@@ -326,6 +327,16 @@ class MatchMemo:
     def next_version(self) -> None:
         """Start a new version: keep what the last one used, drop the rest."""
         self.old, self.cur = self.cur, {}
+        self.digests = {}
+
+    def digest(self, text: str, a: int, b: int) -> bytes:
+        """:func:`digest` of ``text[a:b]``, computed once per version (patterns of one reach
+        search the same stretches)."""
+        key = (id(text), a, b)
+        got = self.digests.get(key)
+        if got is None or got[0] is not text:
+            got = self.digests[key] = (text, digest(text[a:b]))
+        return got[1]
 
     def get(self, key):
         got = self.cur.get(key)
@@ -352,7 +363,7 @@ document of 1 MB already keeps about 43,000 entries (about 13 MiB) and its first
 about 15% more with them (measured on this machine), while its other stages dominate an edit."""
 
 
-def _digest(s: str) -> bytes:
+def digest(s: str) -> bytes:
     """128-bit BLAKE2b of ``s`` (UTF-8, lone surrogates kept: an injective encoding)."""
     return _blake2b(s.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
@@ -365,7 +376,7 @@ def _memoised(pat, text: str, pos: int, stop: int | None, endpos: int, left: flo
     """The records of ``pat`` starting in ``[pos, stop)`` (``stop`` ``None``: anywhere before
     ``endpos``), from ``memo`` or computed and stored (not when the search timed out)."""
     a = max(0, pos - reach - 1)
-    key = (pat, _digest(text[a:endpos]), endpos - a, pos - a, None if stop is None else stop - pos)
+    key = (pat, memo.digest(text, a, endpos), endpos - a, pos - a, None if stop is None else stop - pos)
     got = memo.get(key)
     if got is None:
         got = [

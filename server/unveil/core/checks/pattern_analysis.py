@@ -113,6 +113,61 @@ def required_literals(pattern: str, flags: int = 0) -> tuple[frozenset[str], ...
     return tuple(sorted(clauses, key=lambda c: (-min(map(len, c)), len(c), sorted(c))))
 
 
+def _starts(items) -> set[str] | None:
+    """Strings one of which every match of the parsed sequence ``items`` starts with (after
+    zero-width anchors and lookarounds): its first consuming item's literal run, the union over
+    the branches of an alternation, a small literal class; ``None`` when a match may start
+    otherwise."""
+    for idx, (op, av) in enumerate(items):
+        if op is _sre_c.AT or op in (_sre_c.ASSERT, _sre_c.ASSERT_NOT):
+            continue  # zero-width: the match starts at the next consuming item
+        if op is _sre_c.LITERAL:
+            run = []
+            for op2, av2 in items[idx:]:
+                if op2 is _sre_c.LITERAL:
+                    run.append(chr(av2))
+                elif op2 is not _sre_c.AT:
+                    break
+            return {"".join(run)}
+        if op is _sre_c.SUBPATTERN:
+            return _starts(list(av[-1]))
+        if _ATOMIC is not None and op is _ATOMIC:
+            return _starts(list(av))
+        if op in _REPEATS:
+            return _starts(list(av[2])) if av[0] >= 1 else None
+        if op is _sre_c.BRANCH:
+            out: set[str] = set()
+            for branch in av[1]:
+                got = _starts(list(branch))
+                if got is None:
+                    return None
+                out |= got
+            return out
+        if op is _sre_c.IN:
+            lits = [chr(a) for o, a in av if o is _sre_c.LITERAL]
+            return set(lits) if lits and len(lits) == len(av) and len(lits) <= 4 else None
+        return None
+    return None
+
+
+@lru_cache(maxsize=4096)
+def start_literals(pattern: str, flags: int = 0) -> frozenset[str] | None:
+    """Case-folded strings one of which every match of ``pattern`` starts with (its first
+    consuming element, after zero-width assertions, is a literal, an alternation of literals or a
+    small literal class), so a search need only try the positions where one of them occurs in
+    the case-folded text; ``None`` when a match may start otherwise or when unsure (`regex`-only
+    syntax, a parse error). Never raises."""
+    try:
+        if _NO_PREFILTER.search(pattern) or _FLAG_CHANGE.search(pattern):
+            return None
+        got = _starts(list(_parse(pattern, flags)))
+    except Exception:  # noqa: BLE001 - any doubt: search everywhere
+        return None
+    if not got or not all(got):
+        return None
+    return frozenset(s.casefold() for s in got)
+
+
 _NL = ord("\n")
 _SPACE_LIKE = {
     "CATEGORY_SPACE",
