@@ -677,29 +677,51 @@ _LEET_HINT = re.compile(r"[A-Za-z][0-9@$!]|[0-9@$!][A-Za-z]")
 
 def _find_leet(text: str) -> list[Decoded]:
     """Leetspeak spellings of injection keywords ("1gn0r3 pr3v10u5 1n5truct10n5"). A line qualifies
-    when at least two tokens that contain leet characters map to keywords."""
+    when at least two tokens that contain leet characters map to keywords. Each line's result is
+    a function of the line alone (:func:`_leet_line`, memoised): an editor re-analysing a
+    document after one edit judges only the edited lines again."""
     out = []
+    hint = _LEET_HINT.search
     for lm in _LINE_RE.finditer(text):
         line = lm.group(0)
-        if not _LEET_HINT.search(line):
+        if not hint(line):
             continue
-        hits = []
-        for tm in _LEET_TOKEN.finditer(line):
-            tok = tm.group(0)
-            if not re.search(r"[0-9@$!]", tok) or not re.search(r"[A-Za-z]", tok):
-                continue
-            plain = tok.lower().translate(_LEET)
-            if plain in _LEET_KEYWORDS or plain.rstrip("s") in _LEET_KEYWORDS:
-                hits.append(tm)
-        if len(hits) >= 2:
-            start, end = lm.start() + hits[0].start(), lm.start() + hits[-1].end()
-            segment = text[start:end]
-            plain = _LEET_TOKEN.sub(
-                lambda m: m.group(0).lower().translate(_LEET) if re.search(r"[A-Za-z]", m.group(0)) else m.group(0),
-                segment,
-            )
-            out.append(Decoded("OBF008", start, end, "leetspeak", plain, False, True))
+        got = _leet_line(line)
+        if got is not None:
+            base = lm.start()
+            out.append(Decoded("OBF008", base + got[0], base + got[1], "leetspeak", got[2], False, True))
     return out
+
+
+_LEET_MEMO: dict[str, tuple[int, int, str] | None] = {}
+
+
+def _leet_line(line: str) -> tuple[int, int, str] | None:
+    """``(start, end, plain text)`` of the leetspeak run of one line (offsets in the line), or
+    ``None``; memoised per line (at most :data:`_ROT_MEMO_MAX` lines, then emptied)."""
+    if line in _LEET_MEMO:
+        return _LEET_MEMO[line]
+    hits = []
+    for tm in _LEET_TOKEN.finditer(line):
+        tok = tm.group(0)
+        if not re.search(r"[0-9@$!]", tok) or not re.search(r"[A-Za-z]", tok):
+            continue
+        plain = tok.lower().translate(_LEET)
+        if plain in _LEET_KEYWORDS or plain.rstrip("s") in _LEET_KEYWORDS:
+            hits.append(tm)
+    got = None
+    if len(hits) >= 2:
+        start, end = hits[0].start(), hits[-1].end()
+        segment = line[start:end]
+        plain = _LEET_TOKEN.sub(
+            lambda m: m.group(0).lower().translate(_LEET) if re.search(r"[A-Za-z]", m.group(0)) else m.group(0),
+            segment,
+        )
+        got = (start, end, plain)
+    if len(_LEET_MEMO) >= _ROT_MEMO_MAX:
+        _LEET_MEMO.clear()
+    _LEET_MEMO[line] = got
+    return got
 
 
 # --------------------------------------------------------------------------- English by the dictionary
