@@ -255,3 +255,27 @@ def test_block_tokens_are_never_written():
                 assert _token_state(t) == state, (path, t.type)
                 shared_seen += key in now
     assert shared_seen > 1000  # tokens really were shared across versions
+
+
+def _children_state(children) -> tuple:
+    return tuple((id(c), _token_state(c), _children_state(c.children or [])) for c in children)
+
+
+def test_inline_children_are_never_written():
+    """Inline tokens' children are handed from one version to the next without copies
+    (``DocumentCache._inline``): whole analyses of later versions, random edits included, leave
+    every kept child token as it was, and most children really are reused."""
+    tokens.wait()
+    rng = random.Random(12)
+    reused = 0
+    for path, text in _texts():
+        cache = DocumentCache()
+        analyze_mod.analyze(text, path, incremental=cache)
+        for _ in range(6):
+            kept = {id(ch): (ch, _children_state(ch)) for ch, _d, _s in cache._parsed.inline.values()}
+            text = _edit(text, rng)
+            analyze_mod.analyze(text, path, incremental=cache)
+            for ch, state in kept.values():
+                assert _children_state(ch) == state, path
+            reused += sum(1 for ch, _d, _s in cache._parsed.inline.values() if id(ch) in kept)
+    assert reused > 500

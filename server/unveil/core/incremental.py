@@ -224,13 +224,20 @@ class DocumentCache:
         stats = Stats()
         rules = [(r.name, r.fn) for r in md.core.ruler.__rules__ if r.enabled]
         parsed: _Parsed | None = None
+        fresh: list = []  # (inline token, cache key) of the inline parses of this version
         for name, fn in rules:
             if name == "block" and not state.inlineMode:
                 parsed = self._block(md, state, stats)
             elif name == "inline" and parsed is not None:
-                self._inline(md, state, parsed, stats)
+                fresh = self._inline(md, state, parsed, stats)
             else:
                 fn(state)
+        if parsed is not None:
+            # what the next version reuses is each inline token's children as the whole core
+            # chain left them (text_join rebuilds the list; run again on it, it changes nothing)
+            for token, key in fresh:
+                children, delta, src = parsed.inline[key]
+                parsed.inline[key] = (token.children, delta, src)
         self.stats = stats
         if parsed is not None:
             self._parsed = parsed
@@ -360,13 +367,23 @@ class DocumentCache:
                 state.line = line
         return None
 
-    def _inline(self, md, state, parsed: _Parsed, stats: Stats) -> None:
+    def _inline(self, md, state, parsed: _Parsed, stats: Stats) -> list:
         """markdown-it's core ``inline`` rule, reusing the previous version's parse of an
-        unchanged content string when the block phase wrote no definitions."""
+        unchanged content string when the block phase wrote no definitions. Returns the
+        ``(token, key)`` of each content parsed afresh and kept (:meth:`_tokenize` keeps its
+        final children).
+
+        A reused parse hands out the previous version's child tokens themselves, not copies:
+        after the core chain nothing writes to an inline token's children (the module test
+        ``test_inline_children_are_never_written``), and a version is done with its tokens when
+        its markdown layer is built (the layer keeps none). A second use of one parse within a
+        version gets copies (each token's position records name its own content string)."""
         old = self._parsed.inline if (self._parsed is not None and parsed.env_clean) else {}
         reuse = parsed.env_clean
         env = state.env
         new_cache: dict = {}
+        given: set[int] = set()  # id() of the children lists handed out in this version
+        fresh: list = []
         for token in state.tokens:
             if token.type != "inline":
                 continue
@@ -380,13 +397,18 @@ class DocumentCache:
             got = (old.get(key) or new_cache.get(key)) if key is not None else None
             if got is not None:
                 children, delta, src = got
-                fresh = [_clone(c) for c in children]
+                if id(children) in given:
+                    handed = [_clone(c) for c in children]
+                else:
+                    given.add(id(children))
+                    handed = children
                 if src is not content:
-                    _rebind_children(fresh, src, content)
+                    _rebind_children(handed, src, content)
                     delta = _rebind_delta(delta, src, content)
-                token.children.extend(fresh)
+                token.children = handed
                 _replay(env, delta)
-                new_cache[key] = (children, delta, src) if src is content else got
+                if key not in new_cache:
+                    new_cache[key] = (handed, delta, content) if handed is children else got
                 stats.inline_reused += 1
                 continue
             md.inline.parse(content, md, env, token.children)
@@ -395,9 +417,12 @@ class DocumentCache:
                 delta = _delta(env, before)
                 if delta is None:
                     reuse = False
-                else:
+                elif key not in new_cache:
+                    # a copy for a second use in this version (the live list is rebuilt by text_join)
                     new_cache[key] = ([_clone(c) for c in token.children], delta, content)
+                    fresh.append((token, key))
         parsed.inline = new_cache
+        return fresh
 
 
 _SMALL = 256
