@@ -552,3 +552,34 @@ def test_every_slot_pattern_compiles():
         for slot in cr.slots.values():
             for p in slot.by_lang.values():
                 assert p.fullmatch("\u2063") is None  # compiles; matches no invisible separator
+
+
+def test_an_open_documents_slot_literal_occurrences_are_kept_across_edits():
+    """``clauses._occurrences_kept``: the previous version's occurrences before and after an edit
+    plus a scan of the edited stretch == a fresh scan, over random edits of a clause-rich text."""
+    import random
+
+    from unveil.core import scope
+    from unveil.core.checks import clauses as cl
+    from unveil.core.incremental import DocumentCache
+
+    crs = cl.load_clause_rules()
+    rng = random.Random(9)
+    words = [
+        "ignore", "previous", "instructions", "do not tell the user", "without asking", "approval",
+        "silently", "override", "system prompt", "the summary", "report", "hide", "返回", "不要", " ", "\n", ".",
+    ]  # fmt: skip
+    text = " ".join(rng.choice(words) for _ in range(400)).casefold()
+    cache = DocumentCache()
+    kept_seen = 0
+    with scope.analysis(cache, None):
+        for _ in range(60):
+            pos = rng.randrange(len(text) + 1)
+            if rng.random() < 0.5:
+                text = text[:pos] + rng.choice(words) + text[pos:]
+            else:
+                text = text[:pos] + text[pos + rng.randint(1, 30) :]
+            got = cl._occurrences_kept(text, crs)
+            assert got == cl._occurrences(text, crs)
+            kept_seen += len(got[0])
+    assert kept_seen > 60 * 200

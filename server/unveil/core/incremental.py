@@ -180,6 +180,7 @@ class DocumentCache:
         from unveil.core.checks.splice import SpliceLog
 
         self.splices = SpliceLog()  # the pattern rules' matches in the last version, spliced into the next
+        self.kept: dict = {}  # what a check keeps of the last version for the next (each check's own, exact)
 
     def next_version(self) -> None:
         """Called once at the start of each version's analysis: the per-version memos that no

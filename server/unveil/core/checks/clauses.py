@@ -1010,6 +1010,45 @@ def _occurrences(folded: str, crs: ClauseRules) -> tuple[list[int], list[str]]:
     return [k // width for k in keys], [names[k % width] for k in keys]
 
 
+def _occurrences_kept(folded: str, crs: ClauseRules) -> tuple[list[int], list[str]]:
+    """:func:`_occurrences`, for an open document from the previous version's: the occurrences
+    before and after the edit are kept (those after it shifted) and only the edited stretch,
+    widened by the longest literal less one code point on each side, is scanned again. Exact: an
+    occurrence lies wholly in the common prefix or suffix of the two versions (it occurred there
+    in the previous one) or overlaps the edited stretch (the scan finds it)."""
+    from unveil.core.checks.splice import text_delta
+
+    cache = scope.document_cache()
+    if cache is None:
+        return _occurrences(folded, crs)
+    names, _rank = _ranked_literals(crs)
+    width = len(names)
+    longest = crs.__dict__.get("_longest")
+    if longest is None:
+        longest = crs.__dict__["_longest"] = max(map(len, names), default=1)
+    key = ("clause occurrences", id(crs))
+    prev = cache.kept.get(key)
+    if prev is None or prev[0] is not crs:
+        starts, lits = _occurrences(folded, crs)
+        rank = _rank
+        keys = [o * width + rank[lit] for o, lit in zip(starts, lits)]
+    else:
+        old, old_keys = prev[1], prev[2]
+        d = text_delta(old, folded)
+        a = max(0, d.prefix - longest + 1)
+        q = d.new_len - d.suffix  # the new version's edited stretch is [prefix, q)
+        b = min(d.new_len, q + longest - 1)
+        head = old_keys[: bisect_left(old_keys, a * width)]  # wholly before the edit (start + longest - 1 < prefix)
+        tail_from = bisect_left(old_keys, (d.old_len - d.suffix) * width)  # wholly after it
+        shift = (d.new_len - d.old_len) * width
+        mid_starts, mid_lits = _occurrences(folded[a:b], crs)
+        rank = _rank
+        mid = [(a + o) * width + rank[lit] for o, lit in zip(mid_starts, mid_lits) if a + o < q]
+        keys = head + mid + ([k + shift for k in old_keys[tail_from:]] if shift else old_keys[tail_from:])
+    cache.kept[key] = (crs, folded, keys)
+    return [k // width for k in keys], [names[k % width] for k in keys]
+
+
 def _ranked_literals(crs: ClauseRules) -> tuple[list[str], dict[str, int]]:
     """Every slot literal of ``crs`` (indexed and short) in string order, and each one's rank
     in it (computed once per rule set)."""
@@ -1073,7 +1112,7 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     folded = t.folded if len(t.folded) == len(rt) else rt.lower()
     if len(folded) != len(rt):  # case mapping moved offsets: match on the text itself
         folded = rt
-    starts, lits = _occurrences(folded, crs)
+    starts, lits = _occurrences_kept(folded, crs)
     triggers = crs.triggers
     units: list[tuple[int, int]] = []
     line_units: dict[int, list[int]] = {}  # line start -> sentence starts in it (last: line end)
