@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterable
 
@@ -532,7 +532,38 @@ def list_exfil_hits(vt: str, starts: list[int]) -> list[Hit]:
 
 def judge_sentence(vt: str, s: int, e: int, follow: str = "") -> list[Hit]:
     """Both concept pairs on the sentence ``vt[s:e]`` (view offsets); ``follow``: the body of the
-    fenced block the sentence introduces (it ends with a colon), if any."""
+    fenced block the sentence introduces (it ends with a colon), if any. A function of the
+    sentence's text and ``follow`` (every search reads ``vt[s:e]`` only), memoised by them with
+    offsets relative to ``s``: an edit re-judges only the sentences it changed."""
+    key = (vt[s:e], follow)
+    got = _SENTENCE_MEMO.get(key)
+    if got is None:
+        got = tuple(_shift_hit(h, -s) for h in _judge_sentence(vt, s, e, follow))
+        if len(_SENTENCE_MEMO) >= _SENTENCE_MEMO_MAX:
+            _SENTENCE_MEMO.clear()
+        _SENTENCE_MEMO[key] = got
+    return [_shift_hit(h, s) for h in got] if s else list(got)
+
+
+_SENTENCE_MEMO: dict[tuple[str, str], tuple[Hit, ...]] = {}
+_SENTENCE_MEMO_MAX = 20_000
+"""Most sentences whose :func:`judge_sentence` result is kept (the memo is emptied when full)."""
+
+
+def _shift_hit(h: Hit, d: int) -> Hit:
+    """``h`` with every offset moved by ``d``."""
+    if not d:
+        return h
+    return replace(
+        h,
+        start=h.start + d,
+        end=h.end + d,
+        verb=(h.verb[0] + d, h.verb[1] + d),
+        parts=tuple((a + d, b + d) for a, b in h.parts),
+    )
+
+
+def _judge_sentence(vt: str, s: int, e: int, follow: str = "") -> list[Hit]:
     out: list[Hit] = []
     sent = vt[s:e]
     if not (_WRITE.search(sent) or _SEND.search(sent) or _STORE.search(sent)):
