@@ -43,9 +43,17 @@ that reuse is exact:
   ``escalation_matches`` for the escalation check's prose forms): a
   :class:`unveil.core.checks.literal_index.MatchMemo`, exact because a search's result is a
   function of the window widened by the pattern's lookbehind reach (see there).
+* **the pattern rules' whole-text matches on the normalised reading**
+  (:attr:`DocumentCache.splices`): spliced into the next version's
+  (:func:`unveil.core.checks.splice.splice`), exact for a pattern whose searches read a bounded
+  stretch (see there).
+* **what a check keeps of the last version for the next** (:attr:`DocumentCache.kept`, by a
+  key of the check's own): the clause rules' slot-literal occurrences
+  (:func:`unveil.core.checks.clauses._occurrences_kept`); each such use documents and tests why
+  it is exact.
 
 Everything else (the markdown layer built from the tokens, every check, the token report) runs
-on the whole new version: the checks read cross-block state (duplicate reference definitions,
+on the whole new version, through memos of pure steps: the checks read cross-block state (duplicate reference definitions,
 unused footnotes, imports, token budgets, the grade, normalised readings that join list items
 and lines, rule windows, decoded runs), and a per-block cache of their findings could not be
 proved identical to a fresh analysis for checks in general — so none is kept (see

@@ -385,9 +385,19 @@ def check(ctx) -> list[Finding]:
     if memo is not None:
         memo.next_version()
         lines.memo = memo
+    # an open document: each form's matches spliced from the previous version's (exact, see
+    # unveil.core.checks.splice); searched around its literals otherwise
+    splices = getattr(getattr(ctx, "incremental", None), "splices", None)
+    sess = splices.begin("escalation", text, lines.longest_run) if splices is not None and lines.ok else None
     for pform in prose:
         try:
-            for s, e, _hs, _he in near_literals(pform.pattern, lines, 0.5, memo):
+            if sess is not None:
+                found = sess.records(
+                    pform.id, pform.pattern, 0.5, lambda p=pform: near_literals(p.pattern, lines, 0.5, memo)
+                )
+            else:
+                found = near_literals(pform.pattern, lines, 0.5, memo)
+            for s, e, _hs, _he in found:
                 if any(fa <= s < fb for fa, fb in fences):
                     continue
                 a, b = _sentence_bounds(text, s, e)
@@ -406,6 +416,8 @@ def check(ctx) -> list[Finding]:
                     f"escalation form {pform.id} timed out on this file: it may have missed text anywhere in the file",
                 )
             )
+    if sess is not None and splices is not None:
+        splices.commit("escalation", sess)
     return _dedupe(out)
 
 

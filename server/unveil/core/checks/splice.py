@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left, bisect_right
-from typing import Callable, NamedTuple
+from typing import Callable, Iterable, NamedTuple
 
 from unveil.core.checks.literal_index import records as _records
 
@@ -198,6 +198,49 @@ class Session:
             else:
                 got = max(old, run_through(self.text, cls, d.prefix, d.new_len - d.suffix))
             self.runs[cls] = got
+        return got
+
+    def bounds_of(self, pat) -> tuple[int, int] | None:
+        """``(lb, reach)`` of the compiled pattern ``pat`` in :attr:`text` for :func:`splice`
+        (:func:`~unveil.core.checks.pattern_analysis.reach_bound` and the reach of
+        :func:`~unveil.core.checks.pattern_analysis.match_width` plus two, class runs bounded
+        by :meth:`run`), or ``None`` when either is unbounded or unknown."""
+        from unveil.core.checks.pattern_analysis import match_width, reach_bound
+
+        w = match_width(pat.pattern, pat.flags)
+        r = reach_bound(pat.pattern, pat.flags)
+        if w is None or r is None:
+            return None
+        lb = r if not isinstance(r, tuple) else sum(c * self.run(k) for k, c in r)
+        return lb, sum(k * self.run(cls) for cls, k in w[1]) + 2
+
+    def records(self, key, pat, timeout: float, full: Callable[[], Iterable[Record]]) -> list[Record]:
+        """Every match record of ``pat`` in :attr:`text` (one ``finditer``'s): spliced from the
+        previous version's entry under ``key`` when there is one and the pattern's searches are
+        bounded (:meth:`bounds_of`), else ``list(full())``; kept under ``key`` for the next
+        version when bounded. The literal prefilter of
+        :func:`~unveil.core.checks.pattern_analysis.required_literals` skips the searches near
+        the edit that cannot match. Raises ``TimeoutError`` as ``full()`` or :func:`splice` does."""
+        from unveil.core.checks.literal_index import may_match
+        from unveil.core.checks.pattern_analysis import required_literals
+
+        bounds = self.bounds_of(pat)
+        prev = self.base.entries.get(key) if bounds is not None and self.base is not None else None
+        got: list[Record] | None = None
+        if prev is not None and bounds is not None and self.delta is not None:
+            clauses = required_literals(pat.pattern, pat.flags)
+            text = self.text
+            maybe = (lambda a, b: may_match(clauses, text[a:b].casefold(), {})) if clauses else None
+            try:
+                got = splice(pat, prev, text, self.delta, bounds[0], bounds[1], timeout, maybe)
+            except TimeoutError:
+                got = None
+        if got is None:
+            got = list(full())
+        if bounds is not None:
+            kept = entry(bounds[0], bounds[1], got)
+            if kept is not None:
+                self.entries[key] = kept
         return got
 
     def window(self, lb: int, reach: int) -> tuple[int, int]:
