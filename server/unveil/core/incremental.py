@@ -106,8 +106,9 @@ def _share(t):
     ``test_block_tokens_are_never_written`` checks that a whole analysis leaves the shared
     tokens as they were). The footnote plugin's core rule moves tokens, but a version with
     footnotes is parsed in full. So a block token other than ``inline`` may be shared between
-    the cache and every version handed out."""
-    return t if t.children is None and t.type != "inline" else _clone(t)
+    the cache and every version handed out; so may an ``inline`` token, whose ``children`` each
+    version's inline phase sets afresh before anything reads them (:meth:`DocumentCache._inline`)."""
+    return t if t.children is None or t.type == "inline" else _clone(t)
 
 
 _new = object.__new__
@@ -138,7 +139,14 @@ def _far_reaching_start(blk: _Block, lines: list[str]) -> bool:
 
 
 def _shifted(t, delta: int):
-    c = _clone(t)
+    if t.type == "inline":  # its children are set afresh by the inline phase: not copied
+        ch, t.children = t.children, []
+        try:
+            c = _clone(t)
+        finally:
+            t.children = ch
+    else:
+        c = _clone(t)
     if c.map is not None and delta:
         c.map = [c.map[0] + delta, c.map[1] + delta]
     return c
@@ -234,11 +242,16 @@ class DocumentCache:
         rules = [(r.name, r.fn) for r in md.core.ruler.__rules__ if r.enabled]
         parsed: _Parsed | None = None
         fresh: list = []  # (inline token, cache key) of the inline parses of this version
+        joins: list = []  # the inline tokens text_join has to see
         for name, fn in rules:
             if name == "block" and not state.inlineMode:
                 parsed = self._block(md, state, stats)
             elif name == "inline" and parsed is not None:
-                fresh = self._inline(md, state, parsed, stats)
+                fresh, joins = self._inline(md, state, parsed, stats)
+            elif name == "text_join" and parsed is not None:
+                # the previous version's inline parses were joined already (text_join changes
+                # nothing when run on its own output): only this version's own parses are joined
+                fn(_TokenList(joins))
             else:
                 fn(state)
         if parsed is not None:
@@ -376,11 +389,12 @@ class DocumentCache:
                 state.line = line
         return None
 
-    def _inline(self, md, state, parsed: _Parsed, stats: Stats) -> list:
+    def _inline(self, md, state, parsed: _Parsed, stats: Stats) -> tuple[list, list]:
         """markdown-it's core ``inline`` rule, reusing the previous version's parse of an
         unchanged content string when the block phase wrote no definitions. Returns the
         ``(token, key)`` of each content parsed afresh and kept (:meth:`_tokenize` keeps its
-        final children).
+        final children), and the inline tokens whose children ``text_join`` has not joined yet
+        (the others hold the previous version's, joined already).
 
         A reused parse hands out the previous version's child tokens themselves, not copies:
         after the core chain nothing writes to an inline token's children (the module test
@@ -393,18 +407,21 @@ class DocumentCache:
         new_cache: dict = {}
         given: set[int] = set()  # id() of the children lists handed out in this version
         fresh: list = []
+        joins: list = []  # inline tokens whose children text_join has not seen yet
         for token in state.tokens:
             if token.type != "inline":
                 continue
-            if token.children is None:
-                token.children = []
+            token.children = []  # (an inline token may be shared with the previous version: _share)
             content = token.content
             before = _snapshot(env) if reuse else None
             if before is None:
                 reuse = False
             key = (content, before[0]) if before is not None else None
-            got = (old.get(key) or new_cache.get(key)) if key is not None else None
+            got_old = old.get(key) if key is not None else None
+            got = got_old or (new_cache.get(key) if key is not None else None)
             if got is not None:
+                if got_old is None:
+                    joins.append(token)  # a copy of this version's own parse, before text_join
                 children, delta, src = got
                 if id(children) in given:
                     handed = [_clone(c) for c in children]
@@ -421,6 +438,7 @@ class DocumentCache:
                 stats.inline_reused += 1
                 continue
             md.inline.parse(content, md, env, token.children)
+            joins.append(token)
             stats.inline_parsed += 1
             if key is not None:
                 delta = _delta(env, before)
@@ -431,7 +449,14 @@ class DocumentCache:
                     new_cache[key] = ([_clone(c) for c in token.children], delta, content)
                     fresh.append((token, key))
         parsed.inline = new_cache
-        return fresh
+        return fresh, joins
+
+
+class _TokenList:
+    """What a markdown-it core rule reads of its state: ``tokens``."""
+
+    def __init__(self, tokens: list) -> None:
+        self.tokens = tokens
 
 
 _SMALL = 256
