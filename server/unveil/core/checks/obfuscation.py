@@ -533,8 +533,10 @@ def _rot13_vocabulary_span(line: str, spans: list[tuple[int, int]], known: froze
         if len(cw) < 3:
             continue
         plain = sum(1 for w in cw if w in known or w in _COMMON) / len(cw)
+        if plain >= VOCAB_PLAIN:
+            continue  # reads as the vocabulary already (most prose): its rot13 is not looked at
         rot = sum(1 for w in cw if (r := w.translate(_ROT13)) in known or r in _COMMON) / len(cw)
-        if plain >= VOCAB_PLAIN or rot < (VOCAB_RATE if len(cw) >= 5 else 0.5) or rot < plain + 0.3:
+        if rot < (VOCAB_RATE if len(cw) >= 5 else 0.5) or rot < plain + 0.3:
             continue
         visible = re.sub(r"\s", "", chunk)
         if sum(ch.isalpha() for ch in visible) < (0.25 if rot == 1.0 else 0.5) * len(visible):
