@@ -512,6 +512,7 @@ class _Target:
         self.spliced = False  # no whole-text literal index: an open document after its first version (_run)
         self.session: _SpliceSession | None = None  # the open document's splice session (_run)
         self.index: _LiteralIndex | None = None  # the rules' literal index (_run)
+        self.near: set | None = None  # _near_candidates of this version (computed on first use)
         self._slices: dict[tuple[int, int], tuple[str, dict]] = {}  # folded stretches (splice prefilter)
 
     @property
@@ -648,6 +649,7 @@ class DocState:
     decoded: bool = False
     memo: _MatchMemo | None = None  # the open document's match memo (language server), else None
     splices: _SpliceLog | None = None  # the open document's previous matches (language server), else None
+    prules: PatternRules | None = None  # the rules being run (set by _run)
     markdown: object = None  # the markdown layer it was built with (kept: the cache key holds its id)
 
 
@@ -789,6 +791,7 @@ def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float
     out: list[Finding] = []
     index = _literal_index(prules)
     log = state.splices
+    state.prules = prules
     for t in state.targets.values():
         if t is None:
             continue
@@ -797,6 +800,7 @@ def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float
             t.spliced = log.has_base(t.name)
             if t.changed is None:  # the normalised reading: its matches are kept and spliced
                 t.session = log.begin(t.name, t.text, t.exact_run)
+                t.session.reuse_bounds()
         t.index = index
         if not t.spliced and t.changed is None:  # (the model view pass searches only what the reading rewrote)
             t.index_literals(index)  # one Aho–Corasick pass over the long literals
@@ -916,6 +920,15 @@ def _scan_pattern(
         prev = sess.base.entries.get(key) if bounds is not None and sess.base is not None else None
         if prev is not None and bounds is not None:
             log = state.splices
+            if clauses and not prev.records and bounds[0] <= _NEAR_LB and bounds[1] <= _NEAR_REACH:
+                # no match before, and no match can start near the edit unless every clause has
+                # a literal in the stretch around it (one scan for all patterns of this shape)
+                near = t.near if t.near is not None else _near_candidates(t, sess, state.prules)
+                if key not in near:
+                    sess.entries[key] = _EMPTY_ENTRY
+                    if log is not None:
+                        log.skipped += 1
+                    return None
             if clauses:
                 a, b, may = _window_may(t, sess, clauses, bounds)
                 if not may and not prev.records:
@@ -1032,11 +1045,67 @@ def _splice_bounds(pr: PatternRule, i: int, sess: _SpliceSession) -> tuple[int, 
     if w is None or r is None:
         return None
     memo = sess.bounds
-    spec = (w[1], r)
-    got = memo.get(spec)
+    key = (pr.id, i)
+    got = memo.get(key)
     if got is None:
         lb = r if not isinstance(r, tuple) else sum(c * sess.run(k) for k, c in r)
-        got = memo[spec] = (lb, sum(k * sess.run(cls) for cls, k in w[1]) + 2)
+        got = memo[key] = (lb, sum(k * sess.run(cls) for cls, k in w[1]) + 2)
+    return got
+
+
+_NEAR_LB = 256
+_NEAR_REACH = 2048
+"""Patterns whose lookbehind reach and reach (code points, :func:`_splice_bounds`) are at most
+these share one literal scan of the stretch around an edit (:func:`_near_candidates`)."""
+
+
+def _literal_owners(prules: PatternRules) -> tuple[dict[str, list[tuple[tuple, int]]], dict[tuple, int]]:
+    """``(literal → [(pattern key, clause number)], pattern key → number of clauses)`` of the
+    prefilter clauses of every pattern of ``prules`` (computed once per rule list)."""
+    got = getattr(prules, "_owners", None)
+    if got is None or got[0] != (id(prules.rules), len(prules.rules)):
+        owners: dict[str, list[tuple[tuple, int]]] = {}
+        counts: dict[tuple, int] = {}
+        for pr in prules.rules:
+            for i, pat in enumerate(pr.patterns):
+                clauses = pr.prefilters[i] if i < len(pr.prefilters) else ()
+                key = (pr.id, i, pat.pattern, pat.flags)
+                counts[key] = len(clauses)
+                for c, clause in enumerate(clauses):
+                    for lit in clause:
+                        owners.setdefault(lit, []).append((key, c))
+        got = ((id(prules.rules), len(prules.rules)), owners, counts)
+        prules._owners = got  # type: ignore[attr-defined]
+    return got[1], got[2]
+
+
+def _near_candidates(t: _Target, sess: _SpliceSession, prules: PatternRules | None) -> set:
+    """The keys of the patterns that may match in the stretch around this version's edit that
+    holds every match a splice searches for with bounds up to :data:`_NEAR_LB` and
+    :data:`_NEAR_REACH`: those with a literal of each prefilter clause in it (one Aho–Corasick
+    pass over the stretch, ``str.__contains__`` for the short literals); computed once per version.
+    A pattern outside this set, with no previous match and such bounds, has no match now."""
+    got = sess.scratch.get("near")
+    if got is None:
+        a, b = sess.window(_NEAR_LB, _NEAR_REACH)
+        folded = t.text[a:b].casefold()
+        owners, counts = _literal_owners(prules) if prules is not None else ({}, {})
+        index = t.index
+        scanned = index.scan(folded) if index is not None else None
+        if scanned is None or index is None:
+            present = [lit for lit in owners if lit in folded]
+        else:
+            short = getattr(index, "short_owners", None)
+            if short is None:
+                long = set(index.literals)
+                short = index.short_owners = [lit for lit in owners if lit not in long]  # type: ignore[attr-defined]
+            present = [*scanned[1], *(lit for lit in short if lit in folded)]
+        sat: dict[tuple, set[int]] = {}
+        for lit in present:
+            for key, c in owners.get(lit, ()):
+                sat.setdefault(key, set()).add(c)
+        got = sess.scratch["near"] = {key for key, cs in sat.items() if len(cs) == counts[key]}
+        t.near = got
     return got
 
 

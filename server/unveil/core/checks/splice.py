@@ -163,8 +163,9 @@ class Reading:
     each class (a `regex` class source as in :func:`~unveil.core.checks.pattern_analysis.match_width`),
     an upper bound of its longest run in ``text`` (code points)."""
 
-    def __init__(self, text: str, entries: dict, runs: dict) -> None:
+    def __init__(self, text: str, entries: dict, runs: dict, bounds: dict | None = None) -> None:
         self.text, self.entries, self.runs = text, entries, runs
+        self.bounds = bounds or {}  # the caller's bounds per pattern for this text
 
 
 class Session:
@@ -179,7 +180,7 @@ class Session:
         self.delta = text_delta(base.text, text) if base is not None else None
         self.entries: dict = {}
         self.runs: dict[str, int] = {}
-        self.bounds: dict = {}  # the caller's bounds per pattern shape, for this version
+        self.bounds: dict = {}  # the caller's bounds per pattern, for this version (see reuse_bounds)
         self.scratch: dict = {}  # the caller's other per-version values
         self._exact_run = exact_run
 
@@ -199,6 +200,15 @@ class Session:
                 got = max(old, run_through(self.text, cls, d.prefix, d.new_len - d.suffix))
             self.runs[cls] = got
         return got
+
+    def reuse_bounds(self) -> None:
+        """Start from the previous version's :attr:`bounds` when every class run bounded for it
+        bounds this text the same (:meth:`run`): bounds are functions of those runs alone."""
+        base = self.base
+        if base is None or not base.bounds:
+            return
+        if all(self.run(cls) == v for cls, v in base.runs.items()):
+            self.bounds = dict(base.bounds)
 
     def bounds_of(self, pat) -> tuple[int, int] | None:
         """``(lb, reach)`` of the compiled pattern ``pat`` in :attr:`text` for :func:`splice`
@@ -275,7 +285,7 @@ class SpliceLog:
     def commit(self, name: str, session: Session) -> None:
         """Keep what ``session`` found for the next version (a version whose analysis stopped
         before its end commits nothing: the previous one stays, as valid as it was)."""
-        self.readings[name] = Reading(session.text, session.entries, session.runs)
+        self.readings[name] = Reading(session.text, session.entries, session.runs, session.bounds)
 
 
 def splice(
