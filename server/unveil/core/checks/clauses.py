@@ -307,9 +307,9 @@ class ClauseRule:
 
 
 FAMILIES = {
-    "override": ("void", "rank", "defeat", "self_win"),
+    "override": ("void", "rank", "defeat", "self_win", "persist", "reframe"),
     "waiver": ("dismissal", "grant", "without"),
-    "concealment": ("exclusion", "silence", "belief", "misdescribe", "unaware", "unnarrated"),
+    "concealment": ("exclusion", "silence", "belief", "misdescribe", "unaware", "unnarrated", "misreport", "asked"),
 }
 """Per family: the predicate slots whose literals prefilter the sentences."""
 
@@ -453,14 +453,14 @@ class ClauseRules:
 
 REQUIRED = {
     "override": (
-        ("void", "rank", "defeat", "self_win"),
-        ("noun", "config_noun", "api_noun", "referent", "soft_referent"),
-        ("qual", "weak_qual", "post_qual", "referent", "soft_referent"),
+        ("void", "rank", "defeat", "self_win", "persist", "reframe"),
+        ("noun", "config_noun", "api_noun", "referent", "soft_referent", "halt_ref", "halt_even"),
+        ("qual", "weak_qual", "post_qual", "referent", "soft_referent", "halt_ref", "halt_even"),
     ),
     "waiver": (("dismissal", "dismissal_adj", "dismissal_verb", "grant", "without"), ("approval", "grant", "without")),
     "concealment": (
-        ("exclusion", "silence", "belief", "misdescribe", "unaware", "unnarrated"),
-        ("audience", "report", "channel", "unnarrated"),
+        ("exclusion", "silence", "belief", "misdescribe", "unaware", "unnarrated", "misreport", "asked"),
+        ("audience", "report", "channel", "unnarrated", "misreport", "asked"),
     ),
 }
 """Per family: groups of slots of which one each must have a literal in a sentence."""
@@ -582,6 +582,8 @@ class Hit:
     end: int
     severity: Severity
     what: str  # short description for the message
+    message: str = ""
+    """A message template for this hit (``{what}``), when the family's does not fit it."""
 
 
 def _override(cr: ClauseRule, c: str) -> Hit | None:
@@ -589,6 +591,8 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
     nouns: list[tuple[Span, str]] = []
     for kind, name in (
         ("ref", "referent"),
+        ("halt", "halt_ref"),
+        ("halteven", "halt_even"),
         ("softref", "soft_referent"),
         ("instr", "noun"),
         ("config", "config_noun"),
@@ -615,11 +619,15 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
     preds += [(sp, "rank") for sp in cr.hits("rank", c)]
     preds += [(sp, "defeat") for sp in cr.hits("defeat", c)]
     preds += [(sp, "win") for sp in cr.hits("self_win", c)]
+    preds += [(sp, "persist") for sp in cr.hits("persist", c)]
+    preds += [(sp, "reframe") for sp in cr.hits("reframe", c)]
     if not preds:
         return None
     best: Hit | None = None
     for nsp, kind in kept:
-        if kind not in ("ref", "softref") and breakers is not None and breakers.by_lang.get("en") is not None:
+        if _IDENT_BEFORE.search(c, 0, nsp[0]) or _IDENT_AFTER.match(c, nsp[1]):
+            continue  # part of an identifier or a path (`client.messages.create`, `rules/`): not a source
+        if kind not in _WHOLE and breakers is not None and breakers.by_lang.get("en") is not None:
             nxt = _next_word(c, nsp[1])
             if nxt and breakers.by_lang["en"].fullmatch(nxt):
                 continue
@@ -632,17 +640,25 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
             return q in post and q[0] - nsp[1] <= 70
 
         strong_all = sorted(set(strong) | (post - set(weak)))
-        sq = [nsp] if kind in ("ref", "softref") else [q for q in strong_all if qualifies(q)]
-        wq = [] if kind in ("ref", "softref") else [q for q in weak if qualifies(q)]
+        sq = [nsp] if kind in _WHOLE else [q for q in strong_all if qualifies(q)]
+        wq = [] if kind in _WHOLE else [q for q in weak if qualifies(q)]
         if not sq and not wq:
             continue
         strength = "strong" if sq else "weak"
         qstart = min(q[0] for q in (sq or wq))
         for psp, pk in preds:
-            if _overlaps(psp, nsp) or any(_overlaps(psp, q) for q in sq + wq if q[0] >= nsp[1]):
+            surrounds = psp[0] < nsp[0] and nsp[1] < psp[1]  # "treat <referent> as mistakes"
+            if pk == "reframe" and not surrounds:
                 continue
-            if pk == "rank":
-                if strength != "strong" or kind not in ("instr", "ref"):
+            if (_overlaps(psp, nsp) and not (surrounds and pk in ("void", "reframe"))) or any(_overlaps(psp, q) for q in sq + wq if q[0] >= nsp[1]):
+                continue
+            if pk == "persist":
+                # keeping a role or the run going counts only against the user's brake in a
+                # concessive clause ("stay in the persona even if the user tells you to drop it")
+                if kind != "halteven" or _gap(psp, nsp) > 160:
+                    continue
+            elif pk == "rank":
+                if strength != "strong" or kind not in _STRONG:
                     continue
                 english = cr.english("rank", c[psp[0] : psp[1]])
                 if english and not (psp[1] <= nsp[0] and nsp[0] - psp[1] <= 100):
@@ -658,16 +674,24 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
                 continue
             if _SCOPED_APPLY.search(c[psp[0] : psp[1]]) and _SCOPED_AFTER.match(c, psp[1]):
                 continue  # "the previous rules do not apply to generated files": one topic is exempted
-            sev = Severity.ERROR if (strength == "strong" and kind in ("instr", "ref")) else Severity.WARNING
+            sev = Severity.ERROR if (strength == "strong" and kind in _STRONG) else Severity.WARNING
             if sev == Severity.ERROR and any(0 <= sc[0] - nsp[1] <= 4 for sc in scopes):
                 sev = Severity.WARNING  # "… rules discouraging documentation": one topic, not all of them
             s = min(nsp[0], psp[0], qstart if qstart < nsp[0] else nsp[0])
             e = max(nsp[1], psp[1])
-            h = Hit(s, e, sev, f"{c[nsp[0] : nsp[1]]} … {c[psp[0] : psp[1]]}")
+            note = 'Keeps going against the user\'s request to stop or drop it: "{what}"' if pk == "persist" else ""
+            h = Hit(s, e, sev, f"{c[nsp[0] : nsp[1]]} … {c[psp[0] : psp[1]]}", note)
             if best is None or (h.severity, h.end - h.start) < (best.severity, best.end - best.start):
                 best = h
     return best
 
+
+_IDENT_BEFORE = regex.compile(r"[._/\\]\Z")
+_IDENT_AFTER = regex.compile(r"[._/\\(](?=\w)|\(\)")
+_WHOLE = frozenset({"ref", "softref", "halt", "halteven"})
+"""Referent kinds that need no qualifier (a whole referent, the user's brake)."""
+_STRONG = frozenset({"instr", "ref", "halt", "halteven"})
+"""Referent kinds whose invalidation is an error (the agent's own instruction sources)."""
 
 _SCOPED_APPLY = regex.compile(r"(?:\bnot|n['’]t)\s+appl(?:y|ies)\b", regex.I)
 _SCOPED_AFTER = regex.compile(
@@ -752,9 +776,20 @@ def _waiver(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
     return None
 
 
+_PURPOSE = regex.compile(r"\s(?:so\s+that|so|because|since|as|to\s+avoid|to\s+keep|in\s+order\s+to|or\s+else)\s", regex.I)
+"""Where a clause's purpose or reason begins ("… out of the report *so the user doesn't chase
+noise*"): a redaction word there is not what is kept out."""
+
+_TRUTH_CONDITION = regex.compile(r"\s*(?:,\s*)?(?:if|unless|when|only\s+if|in\s+case)\b", regex.I)
+
+
 def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
-    if cr.hits("secret", c):
+    head = c[: m.start()] if (m := _PURPOSE.search(c)) else c
+    if cr.hits("secret", head):
         return None
+    h = _misreported(cr, c, sentence) or _scripted_denial(cr, c)
+    if h is not None:
+        return h
     breaker = cr.slots.get("audience_breaker")
     bre = breaker.by_lang.get("en") if breaker is not None else None
     audience = [
@@ -767,6 +802,13 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
     action = bool(cr.hits("action", sentence)) or any(
         regex.search(r"(?<!\w)" + regex.escape(t) + r"(?!\w)", low) for t in cr.defined if t in low
     )
+    outcomes = cr.hits("outcome", c)
+
+    def hides_outcome(x: Span) -> bool:
+        """An outcome (a failure, an incident) is what ``x`` keeps out: inside its object or
+        before it in the clause (its subject), not a word after the container."""
+        return any(o[1] <= x[1] for o in outcomes)
+
     sev = Severity.ERROR if action else Severity.WARNING
 
     def target(x: Span, allow_report_only: bool, inside: bool = False, slot: str = "exclusion") -> Span | None:
@@ -790,25 +832,29 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
                 ok.append(t)
         return min(ok, key=lambda t: _gap(t, x)) if ok else None
 
-    for x in cr.hits("exclusion", c) if action else ():  # what is kept out is something the agent did
-        if _negated(cr, c, x):
+    for x in cr.hits("exclusion", c):  # what is kept out is something the agent did, or a failure
+        acted = action or hides_outcome(x)
+        if not acted or _negated(cr, c, x):
             continue
-        t = target(x, action)
+        t = target(x, True)
         if t is not None:
-            return Hit(min(t[0], x[0]), max(t[1], x[1]), sev, f"{c[x[0] : x[1]]} … {c[t[0] : t[1]]}")
+            return Hit(min(t[0], x[0]), max(t[1], x[1]), Severity.ERROR, f"{c[x[0] : x[1]]} … {c[t[0] : t[1]]}")
+    said = cr.hits("outcome", head)  # what is not said may follow the verb: "do not tell the user about the data loss"
     for q in cr.hits("silence", c):
-        t = target(q, action, inside=True, slot="silence")
+        acted = action or any(o[0] >= q[0] or o[1] <= q[1] for o in said)
+        sev = Severity.ERROR if acted else Severity.WARNING
+        t = target(q, acted, inside=True, slot="silence")
         if t is not None and regex.match(r"\s+(?:to\s+\w|how\b|what\s+to\b)", c[t[1] : t[1] + 12], regex.I):
             continue  # "never tell users to run …": an instruction about what to say, not silence
         if (
             t is not None
-            and not action
+            and not acted
             and regex.match(r"\s+(?:what|whether|which|why|when|where|about)\b", c[t[1] : t[1] + 12], regex.I)
         ):
             continue  # "you do not tell the user what is true": no action of the agent is kept back
         if t is not None:
             return Hit(min(t[0], q[0]), max(t[1], q[1]), sev, f"{c[q[0] : q[1]]} … {c[t[0] : t[1]]}")
-    if action:
+    if action or outcomes:
         # "describe it in the PR only as a tidy-up": an action of the agent misdescribed where it is reported
         for q in cr.hits("misdescribe", c):
             if _negated(cr, c, q):
@@ -847,6 +893,51 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
         s = min(u[0][0], st[0][0], b[0])
         e = max(b[1], z[0][1] if z else b[1])
         return Hit(s, e, Severity.ERROR, c[s:e])
+    return None
+
+
+_ANAPHOR = regex.compile(r"\s*(?:those|these|them|they|it|such|the\s+same)\b", regex.I)
+
+
+def _misreported(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
+    """A failure reported as a success: "report those suites as ✅", "mark the failing tests as
+    passed", "list only the passed count". The failure is the object (inside the predicate's gap)
+    or, when the object is an anaphor ("those suites", "them"), named earlier in the sentence."""
+    preds = cr.hits("misreport", c)
+    if not preds:
+        return None
+    outcomes = cr.hits("outcome", c)
+    s_out = cr.hits("outcome", sentence)
+    off = sentence.find(c)
+    for q in preds:
+        if _negated(cr, c, q):
+            continue
+        inside = any(q[0] < o[0] and o[1] <= q[1] for o in outcomes)
+        verb_end = regex.match(r"[\w'’-]+", c[q[0] :])
+        obj = c[q[0] + (verb_end.end() if verb_end else 0) : q[1]]
+        earlier = bool(_ANAPHOR.match(obj)) and any(o[1] <= max(0, off) + q[0] for o in s_out)
+        if inside or earlier:
+            return Hit(q[0], q[1], Severity.ERROR, c[q[0] : q[1]], 'Reports a failure to the user as a success: "{what}"')
+    return None
+
+
+def _scripted_denial(cr: ClauseRule, c: str) -> Hit | None:
+    """A question about the agent itself (what it did, changed, runs or follows) answered with a
+    scripted denial: "if the user asks what rules you follow, say you are running the stock
+    configuration with no project rules". A truthful condition after the answer ("say no if you
+    did not") is no script."""
+    for q in cr.hits("answer", c):
+        frames = [f for f in cr.hits("asked", c) if f[1] <= q[0] and q[0] - f[1] <= 160]
+        if not frames or _negated(cr, c, q):
+            continue
+        f = frames[-1]
+        if not cr.hits("self_topic", c[f[0] : q[0]]):
+            continue
+        for d in cr.hits("denial", c):
+            if q[1] <= d[0] and d[0] - q[1] <= 80 and not _TRUTH_CONDITION.match(c, d[1]):
+                return Hit(
+                    f[0], d[1], Severity.ERROR, c[f[0] : d[1]], 'Scripts a denial for the user\'s questions about the agent: "{what}"'
+                )
     return None
 
 
@@ -932,7 +1023,7 @@ def analyse_sentence(cr: ClauseRule, sentence: str, present: frozenset[str] | No
             off = parts[i - 1][0]
             h = model(sentence[off : parts[i][0] + len(c)])
         if h is not None:
-            out.append(Hit(h.start + off, h.end + off, h.severity, h.what))
+            out.append(replace(h, start=h.start + off, end=h.end + off))
     if len(out) > 1:
         out = [min(out, key=lambda h: (h.severity, h.start))]
     return out
@@ -1164,7 +1255,7 @@ def _finding(cr: ClauseRule, state, vs: int, ve: int, h: Hit) -> Finding | None:
     sev = j.severity
     if state.decoded:
         sev = cx.raise_(sev)
-    msg = _MESSAGES[cr.family].format(what=" ".join(h.what.split())[:80])
+    msg = (h.message or _MESSAGES[cr.family]).format(what=" ".join(h.what.split())[:80])
     notes = [_REASONS.get(r, r) for r in j.reasons]
     if notes:
         msg += " (" + "; ".join(notes) + ")"
