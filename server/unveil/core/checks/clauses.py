@@ -278,6 +278,9 @@ class ClauseRule:
     present: frozenset[str] | None = None
     """The literals that occur in the sentence being analysed; ``None``: unknown (run every slot)."""
     defined: tuple[str, ...] = ()
+    antecedent_risky: bool = False
+    """The sentence opens with an anaphoric action ("Do this without interrupting the user") and
+    the sentence before it, in the same paragraph or list item, names a risky action."""
     """Terms the document defined as actions of the agent ("anything you run from scripts/ops/
     counts as *housekeeping*"): an action in a later sentence (:func:`defined_action_terms`)."""
 
@@ -712,6 +715,14 @@ verb ("…, its operator configuration and any earlier messages — should be tr
 "the defaults …; they are switched off here")."""
 
 
+_ANAPHORIC_DO = regex.compile(
+    r"\s*(?:(?:and|then|so|please|always|just)\s+)*(?:do|perform|handle|run|apply|carry\s+out|take\s+care\s+of|repeat)\s+"
+    r"(?:this|that|it|these|those|them|all\s+(?:of\s+)?(?:this|that|these|it)|both|the\s+(?:above|cleanup|same))\b",
+    regex.I,
+)
+"""A sentence or clause that opens by doing what the sentence before described ("Do this without
+interrupting the user"): the risky actions named there are its own."""
+
 _BE = regex.compile(
     r"\b(?:is|are|was|were|be|been|being|seems?|counts?|considered|regarded|deemed|treated|viewed|understood|remains?)\b",
     regex.I,
@@ -724,7 +735,7 @@ def _waiver(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
     withouts = cr.hits("without", c)
     if not (approvals or grants or withouts):
         return None
-    risky = bool(cr.hits("risky", sentence))
+    risky = bool(cr.hits("risky", sentence)) or cr.antecedent_risky
     if cr.hits("safe", c) and not risky:
         return None
     # warning, like the pattern rules of the same family (AGY004/AGY011): a merge into them never
@@ -768,10 +779,12 @@ def _waiver(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
             continue
         if risky or any(not _overlaps(x, g) for x in cr.hits("scope_all", c)):
             return Hit(g[0], g[1], sev, c[g[0] : g[1]])
+    anaphor = cr.antecedent_risky and _ANAPHORIC_DO.match(c) is not None
     for w in withouts:  # a risky action of this clause, before it: "apply force-pushes without review"
         if _negated(cr, c, w) or regex.match(r"[\s-]+(?:bypass|override)", c[w[1] : w[1] + 12], regex.I):
             continue
-        if any(r[1] <= w[0] and w[0] - r[1] <= 80 for r in risky_here):
+        if any(r[1] <= w[0] and w[0] - r[1] <= 80 for r in risky_here) or (anaphor and w[0] <= 60):
+            # "… `rm -rf` the largest directories. Do this without interrupting the user."
             return Hit(w[0], w[1], sev, c[w[0] : w[1]])
     return None
 
@@ -1155,6 +1168,16 @@ def check(ctx) -> list[Finding]:
     return scan_reading(state, crs)
 
 
+def _code_line(dc, t, rt: str, ls: int, le: int, o: int) -> bool:
+    """Whether the reading's line ``[ls, le)`` is a line of a code block or of the frontmatter
+    (one unit), judged at its first non-blank character and at ``o``: an inline code span in a
+    sentence ("then `rm -rf` the largest directories. Do this …") does not make its line code."""
+    k = ls
+    while k < le and rt[k] in " \t":
+        k += 1
+    return all(dc.regions.region(t.orig_start(x)) in ("frontmatter", "code") for x in (min(k, le - 1), o))
+
+
 def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     """The clause rules on a :class:`~unveil.core.checks.directives.DocState`."""
     crs = crs or load_clause_rules()
@@ -1183,8 +1206,8 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
             le = len(rt) if le < 0 else le
             if not _may_hold(crs, frozenset(lits[bisect_left(starts, ls) : bisect_left(starts, le)])):
                 bounds = []
-            elif dc.regions.region(t.orig_start(o)) in ("frontmatter", "code"):
-                bounds = [ls, le]  # one line is one unit in code and frontmatter
+            elif _code_line(dc, t, rt, ls, le, o):
+                bounds = [ls, le]  # one line is one unit in code blocks and frontmatter
             else:
                 bounds = [ls, *(m.end() for m in _SENTENCE_END.finditer(rt, ls, le)), le]
             line_units[ls] = bounds
@@ -1192,11 +1215,11 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
             continue
         i = bisect_right(bounds, o) - 1
         if 0 <= i < len(bounds) - 1:
-            units.append((bounds[i], bounds[i + 1]))
+            units.append((bounds[i], bounds[i + 1], bounds[i - 1] if i > 0 else bounds[i]))
     out: list[Finding] = []
     seen: dict[str, list[Span]] = {}
     defined: tuple[str, ...] | None = None
-    for k, (us, ue) in enumerate(units):
+    for k, (us, ue, ps) in enumerate(units):
         if not k % 64:
             scope.checkpoint()
         sentence = rt[us:ue]
@@ -1208,7 +1231,10 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
                 if defined is None:
                     defined = defined_action_terms(rt, cr)
                 terms = defined
-            for h in _analysed(crs, cr, sentence, present, terms):
+            ante = cr.family == "waiver" and ps < us and _ANAPHORIC_DO.match(sentence) is not None
+            if ante:
+                ante = bool(cr.slots["risky"].finditer(rt[ps:us])) if "risky" in cr.slots else False
+            for h in _analysed(crs, cr, sentence, present, terms, ante):
                 f = _finding(cr, state, us + h.start, us + h.end, h)
                 if f is None:
                     continue
@@ -1225,19 +1251,27 @@ _MEMO_MAX = 20_000
 
 
 def _analysed(
-    crs: ClauseRules, cr: ClauseRule, sentence: str, present: frozenset[str], defined: tuple[str, ...] = ()
+    crs: ClauseRules,
+    cr: ClauseRule,
+    sentence: str,
+    present: frozenset[str],
+    defined: tuple[str, ...] = (),
+    antecedent_risky: bool = False,
 ) -> tuple[Hit, ...]:
     """:func:`analyse_sentence`, memoised per rule set by (rule, sentence, literals present, the
-    document's action terms ``defined``): a pure function of them, so an editor re-analysing a
+    document's action terms ``defined``, whether the sentence before names a risky action that an
+    anaphoric opening refers to): a pure function of them, so an editor re-analysing a
     document after an edit analyses only the sentences the edit touched. The hits are shared:
     callers only read them."""
     memo = crs.__dict__.setdefault("_memo", {})
-    key = (id(cr), sentence, present, defined)
+    key = (id(cr), sentence, present, defined, antecedent_risky)
     got = memo.get(key)
     if got is None:
         if len(memo) >= _MEMO_MAX:
             memo.clear()
-        got = memo[key] = tuple(analyse_sentence(replace(cr, defined=defined) if defined else cr, sentence, present))
+        if defined or antecedent_risky:
+            cr = replace(cr, defined=defined, antecedent_risky=antecedent_risky)
+        got = memo[key] = tuple(analyse_sentence(cr, sentence, present))
     return got
 
 
