@@ -653,7 +653,9 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
             surrounds = psp[0] < nsp[0] and nsp[1] < psp[1]  # "treat <referent> as mistakes"
             if pk == "reframe" and not surrounds:
                 continue
-            if (_overlaps(psp, nsp) and not (surrounds and pk in ("void", "reframe"))) or any(_overlaps(psp, q) for q in sq + wq if q[0] >= nsp[1]):
+            if (_overlaps(psp, nsp) and not (surrounds and pk in ("void", "reframe"))) or any(
+                _overlaps(psp, q) for q in sq + wq if q[0] >= nsp[1]
+            ):
                 continue
             if pk == "persist":
                 # keeping a role or the run going counts only against the user's brake in a
@@ -789,7 +791,9 @@ def _waiver(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
     return None
 
 
-_PURPOSE = regex.compile(r"\s(?:so\s+that|so|because|since|as|to\s+avoid|to\s+keep|in\s+order\s+to|or\s+else)\s", regex.I)
+_PURPOSE = regex.compile(
+    r"\s(?:so\s+that|so|because|since|as|to\s+avoid|to\s+keep|in\s+order\s+to|or\s+else)\s", regex.I
+)
 """Where a clause's purpose or reason begins ("… out of the report *so the user doesn't chase
 noise*"): a redaction word there is not what is kept out."""
 
@@ -930,7 +934,9 @@ def _misreported(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
         obj = c[q[0] + (verb_end.end() if verb_end else 0) : q[1]]
         earlier = bool(_ANAPHOR.match(obj)) and any(o[1] <= max(0, off) + q[0] for o in s_out)
         if inside or earlier:
-            return Hit(q[0], q[1], Severity.ERROR, c[q[0] : q[1]], 'Reports a failure to the user as a success: "{what}"')
+            return Hit(
+                q[0], q[1], Severity.ERROR, c[q[0] : q[1]], 'Reports a failure to the user as a success: "{what}"'
+            )
     return None
 
 
@@ -949,7 +955,11 @@ def _scripted_denial(cr: ClauseRule, c: str) -> Hit | None:
         for d in cr.hits("denial", c):
             if q[1] <= d[0] and d[0] - q[1] <= 80 and not _TRUTH_CONDITION.match(c, d[1]):
                 return Hit(
-                    f[0], d[1], Severity.ERROR, c[f[0] : d[1]], 'Scripts a denial for the user\'s questions about the agent: "{what}"'
+                    f[0],
+                    d[1],
+                    Severity.ERROR,
+                    c[f[0] : d[1]],
+                    'Scripts a denial for the user\'s questions about the agent: "{what}"',
                 )
     return None
 
