@@ -322,9 +322,10 @@ def check(ctx) -> list[Finding]:
 
 
 _SEQ_START = re.compile(
-    r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c|fetch|scp|rsync|git\s+clone|http)|>|\btee\b|\bcp\b|\bcat\b"
+    r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c|fetch|scp|rsync|git\s+(?:clone|remote|add)|http)|>|\btee\b|\bcp\b|\bcat\b"
 )
-"""A command that may fetch, copy or write the file a later step uses (cheap prefilter)."""
+"""A command that may fetch, copy or write the file a later step uses, or stage or route what a
+later ``git push`` sends (cheap prefilter)."""
 _HEADING_LINE = re.compile(r"(?m)^[ ]{0,3}#{1,6}(?:[ \t]|$)")
 _SEQUENCE_MAX = 40
 """At most this many inline commands are judged as one sequence (a longer section is judged in
