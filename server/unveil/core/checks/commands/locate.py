@@ -414,12 +414,23 @@ def _sequence_findings(
     return out
 
 
+_LOOKS_JS = re.compile(
+    r"\b(?:fetch|XMLHttpRequest|require|eval|Function|sendBeacon|setTimeout)\s*\(|\bdocument\.\w|\bwindow\.\w"
+    r"|\b(?:const|let|var)\s+\w+\s*=|=>|\bnew\s+(?:Image|WebSocket|XMLHttpRequest)\b"
+)
+"""Decoded text that reads as JavaScript (a call of a browser or Node API, a declaration, an arrow)."""
+
+
 def decoded_commands(text: str) -> list[Finding]:
-    """A decoded payload (base64, rot13, escapes …) that is a shell command, judged like the
-    same command in an inline code span (origin ``decoded``: raised one step). Registered with
+    """A decoded payload (base64, rot13, escapes, character codes …) that is a shell command, judged
+    like the same command in an inline code span (origin ``decoded``: raised one step); one that
+    reads as JavaScript is judged as a JavaScript snippet. Registered with
     :func:`unveil.core.checks.obfuscation.add_rescan`, so ``c=cu; c=${c}rl; $c … | ${SHELL}``
     encoded makes its run an error even though no pattern rule reads it."""
     code = text.strip()
+    if _LOOKS_JS.search(code) and not _inline_command(code):
+        # decoded JavaScript (`String.fromCharCode(…)`, `atob(…)` payloads): judged as a snippet
+        return command_findings(code, 0, "decoded", "javascript")
     if len(code) > 2 and code[0] == "`" and code[-1] == "`" and "`" not in code[1:-1]:
         code = code[1:-1].strip()  # a decoded line that is one inline code span
     if not code or len(code) > 20000 or "`" in code:
