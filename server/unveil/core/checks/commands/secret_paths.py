@@ -10,7 +10,6 @@ from unveil.core.checks.commands.vocabulary import READ_LIKE_SKIP, RULE_SECRET_P
 from unveil.core.findings import Severity
 from unveil.core.shell import Command
 
-
 _SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep"})
 _PATTERN_OPTS = frozenset({"-e", "--regexp", "-f", "--file"})
 _VALUE_OPTS = frozenset(
