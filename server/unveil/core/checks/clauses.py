@@ -1199,7 +1199,7 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
         folded = rt
     starts, lits = _occurrences(folded, crs)
     triggers = crs.triggers
-    units: list[tuple[int, int]] = []
+    units: list[tuple[int, int, int]] = []  # (start, end, start of the sentence before in its line)
     line_units: dict[int, list[int]] = {}  # line start -> sentence starts in it (last: line end)
     word_start = crs.word_start
     for o, lit in zip(starts, lits):

@@ -183,7 +183,7 @@ def _public_sinks() -> tuple[tuple[str, str], ...]:
     from unveil.core import cache
 
     data = cache.load_toml(_data_dir() / "public_sinks.toml")
-    out = []
+    out: list[tuple[str, str]] = []
     for i, sink in enumerate(data.get("sink", [])):
         if not isinstance(sink.get("kind"), str) or not isinstance(sink.get("hosts"), list):
             raise ValueError(f"public_sinks.toml: sink[{i}] needs a 'kind' and a 'hosts' list")
