@@ -718,12 +718,14 @@ verb ("…, its operator configuration and any earlier messages — should be tr
 
 
 _ANAPHORIC_DO = regex.compile(
-    r"\s*(?:(?:and|then|so|please|always|just)\s+)*(?:do|perform|handle|run|apply|carry\s+out|take\s+care\s+of|repeat)\s+"
-    r"(?:this|that|it|these|those|them|all\s+(?:of\s+)?(?:this|that|these|it)|both|the\s+(?:above|cleanup|same))\b",
+    r"\s*(?:(?:and|then|so|please|always|just)\s+)*(?:(?:do|perform|handle|run|apply|carry\s+out|take\s+care\s+of|repeat)\s+"
+    r"(?:this|that|it|these|those|them|all\s+(?:of\s+)?(?:this|that|these|it)|both|the\s+(?:above|cleanup|same))"
+    r"|(?:this|that|it|these|those)\s+(?:is|are|was|were|counts|count)|(?:this|that|it)['’]s)\b",
     regex.I,
 )
-"""A sentence or clause that opens by doing what the sentence before described ("Do this without
-interrupting the user"): the risky actions named there are its own."""
+"""A sentence or clause that opens by doing or naming what the sentence before described ("Do this
+without interrupting the user", "This is a known-safe reset; … they have pre-authorised it"): the
+risky actions named there are its own."""
 
 _BE = regex.compile(
     r"\b(?:is|are|was|were|be|been|being|seems?|counts?|considered|regarded|deemed|treated|viewed|understood|remains?)\b",
