@@ -858,9 +858,18 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
         t = target(x, True)
         if t is not None:
             return Hit(min(t[0], x[0]), max(t[1], x[1]), Severity.ERROR, f"{c[x[0] : x[1]]} … {c[t[0] : t[1]]}")
-    said = cr.hits("outcome", head)  # what is not said may follow the verb: "do not tell the user about the data loss"
+    said = cr.hits("outcome", head)
     for q in cr.hits("silence", c):
-        acted = action or any(o[0] >= q[0] or o[1] <= q[1] for o in said)
+        # the failure is what is not said: the subject or object before the container ("not mention
+        # the failed migrations in the notes"), or what the audience is not told about after it ("do
+        # not tell the user about the data loss"); not a restriction after it ("…, only failures")
+        t0 = target(q, True, inside=True, slot="silence") if said and not action else None
+        acted = action or any(
+            o[1] <= q[1]
+            or (t0 is not None and o[0] < t0[1])
+            or (t0 is not None and o[0] >= t0[1] and _ABOUT.match(c, t0[1], o[0]))
+            for o in said
+        )
         sev = Severity.ERROR if acted else Severity.WARNING
         t = target(q, acted, inside=True, slot="silence")
         if t is not None and regex.match(r"\s+(?:to\s+\w|how\b|what\s+to\b)", c[t[1] : t[1] + 12], regex.I):
@@ -914,6 +923,9 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
         return Hit(s, e, Severity.ERROR, c[s:e])
     return None
 
+
+_ABOUT = regex.compile(r"\s+(?:about|regarding|concerning|of|that|on)\b[^,;]*\Z", regex.I)
+"""What follows a silence's audience and names what is not said ("… the user *about* the data loss")."""
 
 _ANAPHOR = regex.compile(r"\s*(?:those|these|them|they|it|such|the\s+same)\b", regex.I)
 

@@ -282,8 +282,6 @@ def judge_network(j: Judge, c: Command) -> None:
             "with the link, or whoever runs it, can read it",
             sink=sink,
         )
-        if not any(secret_in(d) for d, _w in sent if d):
-            return
     for desc, w in sent:
         if desc in ("/dev/null", "/dev/zero", "-"):
             continue
@@ -315,7 +313,7 @@ def judge_network(j: Judge, c: Command) -> None:
                 c.end,
                 f"Sends {', '.join(dict.fromkeys(secrets))} to {clip(dest or 'a remote host', 60)} ({name})",
             )
-        elif desc and not local:
+        elif desc and not local and sink is None:  # (a public sink was reported above)
             j.add(
                 RULE_UPLOAD,
                 severity_for(j.auto, False),
