@@ -310,7 +310,7 @@ class ClauseRule:
 
 
 FAMILIES = {
-    "override": ("void", "rank", "defeat", "self_win", "persist", "reframe"),
+    "override": ("void", "rank", "defeat", "self_win", "persist", "reframe", "nonstop"),
     "waiver": ("dismissal", "grant", "without"),
     "concealment": ("exclusion", "silence", "belief", "misdescribe", "unaware", "unnarrated", "misreport", "asked"),
 }
@@ -456,7 +456,7 @@ class ClauseRules:
 
 REQUIRED = {
     "override": (
-        ("void", "rank", "defeat", "self_win", "persist", "reframe"),
+        ("void", "rank", "defeat", "self_win", "persist", "reframe", "nonstop"),
         ("noun", "config_noun", "api_noun", "referent", "soft_referent", "halt_ref", "halt_even"),
         ("qual", "weak_qual", "post_qual", "referent", "soft_referent", "halt_ref", "halt_even"),
     ),
@@ -623,6 +623,7 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
     preds += [(sp, "defeat") for sp in cr.hits("defeat", c)]
     preds += [(sp, "win") for sp in cr.hits("self_win", c)]
     preds += [(sp, "persist") for sp in cr.hits("persist", c)]
+    preds += [(sp, "nonstop") for sp in cr.hits("nonstop", c)]
     preds += [(sp, "reframe") for sp in cr.hits("reframe", c)]
     if not preds:
         return None
@@ -662,6 +663,10 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
                 # concessive clause ("stay in the persona even if the user tells you to drop it")
                 if kind != "halteven" or _gap(psp, nsp) > 160:
                     continue
+            elif pk == "nonstop":
+                # "if the user asks you to stop, do not stop": against the brake in any clause
+                if kind not in ("halt", "halteven") or _gap(psp, nsp) > 160:
+                    continue
             elif pk == "rank":
                 if strength != "strong" or kind not in _STRONG:
                     continue
@@ -684,7 +689,11 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
                 sev = Severity.WARNING  # "… rules discouraging documentation": one topic, not all of them
             s = min(nsp[0], psp[0], qstart if qstart < nsp[0] else nsp[0])
             e = max(nsp[1], psp[1])
-            note = 'Keeps going against the user\'s request to stop or drop it: "{what}"' if pk == "persist" else ""
+            note = (
+                'Keeps going against the user\'s request to stop or drop it: "{what}"'
+                if pk in ("persist", "nonstop")
+                else ""
+            )
             h = Hit(s, e, sev, f"{c[nsp[0] : nsp[1]]} … {c[psp[0] : psp[1]]}", note)
             if best is None or (h.severity, h.end - h.start) < (best.severity, best.end - best.start):
                 best = h
@@ -944,6 +953,8 @@ def _misreported(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
         if _negated(cr, c, q):
             continue
         inside = any(q[0] < o[0] and o[1] <= q[1] for o in outcomes)
+        if not cr.english("misreport", c[q[0] : q[1]]) and s_out:
+            inside = True  # other languages: a failure anywhere in the sentence (objects and verbs move)
         verb_end = regex.match(r"[\w'’-]+", c[q[0] :])
         obj = c[q[0] + (verb_end.end() if verb_end else 0) : q[1]]
         earlier = bool(_ANAPHOR.match(obj)) and any(o[1] <= max(0, off) + q[0] for o in s_out)
