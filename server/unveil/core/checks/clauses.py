@@ -454,6 +454,17 @@ class ClauseRules:
     an occurrence right after an ASCII letter, digit or ``_`` ("turn" in "returns") opens no sentence."""
 
 
+DEPENDS = {
+    "persist": (("halt_even",),),
+    "nonstop": (("halt_ref", "halt_even"),),
+    "reframe": (("referent", "noun", "halt_ref"),),
+    "misreport": (("outcome",),),
+    "asked": (("answer",), ("denial",), ("self_topic",)),
+}
+"""Predicate slots that count only with a partner: per slot, groups of which one slot each must
+have a literal in the sentence (checked before any pattern runs)."""
+
+
 REQUIRED = {
     "override": (
         ("void", "rank", "defeat", "self_win", "persist", "reframe", "nonstop"),
@@ -511,7 +522,23 @@ _HANGUL = regex.compile(r"\p{Hangul}")
 _CYRILLIC = regex.compile(r"\p{Cyrillic}")
 
 
+_LANG_MEMO: dict[str, frozenset[str]] = {}
+
+
 def languages_of(sentence: str) -> frozenset[str]:
+    """:func:`_languages_of`, memoised once the rules' stopwords are loaded (the three families
+    ask it of the same sentence)."""
+    if not _STOPWORDS:
+        return _languages_of(sentence)
+    got = _LANG_MEMO.get(sentence)
+    if got is None:
+        if len(_LANG_MEMO) >= 4096:
+            _LANG_MEMO.clear()
+        got = _LANG_MEMO[sentence] = _languages_of(sentence)
+    return got
+
+
+def _languages_of(sentence: str) -> frozenset[str]:
     """The languages whose entries are matched in ``sentence``: always English; Russian,
     Chinese, Japanese, Korean by script (kana means Japanese, Han without kana Chinese); a
     Latin-script language when more of its function words (the rules' ``stopwords``) occur than
@@ -867,7 +894,7 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
         t = target(x, True)
         if t is not None:
             return Hit(min(t[0], x[0]), max(t[1], x[1]), Severity.ERROR, f"{c[x[0] : x[1]]} … {c[t[0] : t[1]]}")
-    said = cr.hits("outcome", head)
+    said = [o for o in outcomes if o[1] <= len(head)]
     for q in cr.hits("silence", c):
         # the failure is what is not said: the subject or object before the container ("not mention
         # the failed migrations in the notes"), or what the audience is not told about after it ("do
@@ -1054,6 +1081,13 @@ def analyse_sentence(cr: ClauseRule, sentence: str, present: frozenset[str] | No
     cr = replace(cr, present=present)  # a copy: the compiled rule is shared by threads
     if present is not None and any(all(cr.absent(n) for n in group) for group in REQUIRED[cr.family]):
         return out
+    if present is not None:
+        # a predicate that counts only with a partner slot (a keep-going verb with the user's brake,
+        # a success word with a failure, an answer with a question): without the partner's
+        # literals it cannot hit, and a sentence holding no other predicate is not looked at
+        live = [n for n in FAMILIES[cr.family] if not cr.absent(n)]
+        if live and all(any(all(cr.absent(d) for d in grp) for grp in DEPENDS.get(n, ())) for n in live):
+            return out
     cr.langs = languages_of(sentence)
     parts = clauses_of(sentence)
 
