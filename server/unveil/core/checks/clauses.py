@@ -452,6 +452,10 @@ class ClauseRules:
     word_start: frozenset[str] = frozenset()
     """Triggers whose every occurrence inside a match starts a word (:func:`_word_start_literals`):
     an occurrence right after an ASCII letter, digit or ``_`` ("turn" in "returns") opens no sentence."""
+    dependent: dict[str, tuple[tuple[frozenset[str], ...], ...]] = field(default_factory=dict)
+    """Triggers that belong only to partner slots (:data:`DEPENDS`): per literal, the alternatives
+    (one per slot it belongs to) of partner literal groups that must all occur in its line for it to
+    open a sentence (:func:`_dependent_triggers`)."""
 
 
 DEPENDS = {
@@ -511,7 +515,45 @@ def load_clause_rules() -> ClauseRules:
         sorted(t for t in lits if len(t) < AC_MIN_LEN),
         frozenset(t for cr in out for t in cr.triggers),
         frozenset(t for cr in out for t in cr.triggers) - {t for cr in out for t in cr.__dict__.get("mid_word", ())},
+        _dependent_triggers(out),
     )
+
+
+def _dependent_triggers(rules: list[ClauseRule]) -> dict[str, tuple[tuple[frozenset[str], ...], ...]]:
+    """The trigger literals that only partner slots (:data:`DEPENDS`) have, each with the partner
+    literal groups of every slot it belongs to (a literal opens a sentence when, for one of its
+    slots, every group has a literal in the line)."""
+    free: set[str] = set()
+    alts: dict[str, list[tuple[frozenset[str], ...]]] = {}
+    for cr in rules:
+        for name in FAMILIES[cr.family]:
+            slot = cr.slots.get(name)
+            if slot is None:
+                continue
+            groups = DEPENDS.get(name)
+            if groups is None or not slot.filterable:
+                free |= slot.literals
+                continue
+            need = []
+            for grp in groups:
+                lits: set[str] = set()
+                ok = True
+                for d in grp:
+                    ds = cr.slots.get(d)
+                    if ds is None:
+                        continue
+                    if not ds.filterable:
+                        ok = False
+                    lits |= ds.literals
+                if not ok:
+                    break
+                need.append(frozenset(lits))
+            else:
+                for lit in slot.literals:
+                    alts.setdefault(lit, []).append(tuple(need))
+                continue
+            free |= slot.literals  # a partner without literals: the slot cannot be prefiltered
+    return {lit: tuple(a) for lit, a in alts.items() if lit not in free}
 
 
 _STOPWORDS: dict[str, set[str]] = {}
@@ -1261,9 +1303,21 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     units: list[tuple[int, int, int]] = []  # (start, end, start of the sentence before in its line)
     line_units: dict[int, list[int]] = {}  # line start -> sentence starts in it (last: line end)
     word_start = crs.word_start
+    dependent = crs.dependent
+    line_present: dict[int, frozenset[str]] = {}
     for o, lit in zip(starts, lits):
         if lit not in triggers or (units and units[-1][0] <= o < units[-1][1]):
             continue
+        if lit in dependent:
+            # a partner slot's word ("stop", "✅") opens a sentence only when its partners are in the line
+            ls0 = rt.rfind("\n", 0, o) + 1
+            here = line_present.get(ls0)
+            if here is None:
+                le0 = rt.find("\n", o)
+                le0 = len(rt) if le0 < 0 else le0
+                here = line_present[ls0] = frozenset(lits[bisect_left(starts, ls0) : bisect_left(starts, le0)])
+            if not any(all(not g.isdisjoint(here) for g in need) for need in dependent[lit]):
+                continue
         if o and lit in word_start and folded[o - 1] in _ASCII_WORD:
             continue  # inside a word ("turn" in "returns"): no entry's match starts there
         # a sentence lies within its line of the reading (soft wraps are joined): a line missing
