@@ -310,7 +310,7 @@ class ClauseRule:
 
 
 FAMILIES = {
-    "override": ("void", "rank", "defeat", "self_win", "persist", "reframe", "nonstop"),
+    "override": ("void", "rank", "defeat", "self_win", "persist", "reframe", "nonstop", "disown"),
     "waiver": ("dismissal", "grant", "without"),
     "concealment": ("exclusion", "silence", "belief", "misdescribe", "unaware", "unnarrated", "misreport", "asked"),
 }
@@ -461,6 +461,7 @@ class ClauseRules:
 DEPENDS = {
     "persist": (("halt_even",),),
     "nonstop": (("halt_ref", "halt_even"),),
+    "disown": (("halt_ref", "halt_even"),),
     "reframe": (("referent", "noun", "halt_ref"),),
     "misreport": (("outcome",),),
     "asked": (("answer",), ("denial",), ("self_topic",)),
@@ -471,7 +472,7 @@ have a literal in the sentence (checked before any pattern runs)."""
 
 REQUIRED = {
     "override": (
-        ("void", "rank", "defeat", "self_win", "persist", "reframe", "nonstop"),
+        ("void", "rank", "defeat", "self_win", "persist", "reframe", "nonstop", "disown"),
         ("noun", "config_noun", "api_noun", "referent", "soft_referent", "halt_ref", "halt_even"),
         ("qual", "weak_qual", "post_qual", "referent", "soft_referent", "halt_ref", "halt_even"),
     ),
@@ -659,6 +660,17 @@ class Hit:
 
 
 def _override(cr: ClauseRule, c: str) -> Hit | None:
+    # the predicates first: most clauses opened by a predicate word of the sentence hold none
+    preds = [(sp, "void") for sp in cr.hits("void", c)]
+    preds += [(sp, "rank") for sp in cr.hits("rank", c)]
+    preds += [(sp, "defeat") for sp in cr.hits("defeat", c)]
+    preds += [(sp, "win") for sp in cr.hits("self_win", c)]
+    preds += [(sp, "persist") for sp in cr.hits("persist", c)]
+    preds += [(sp, "nonstop") for sp in cr.hits("nonstop", c)]
+    preds += [(sp, "reframe") for sp in cr.hits("reframe", c)]
+    preds += [(sp, "disown") for sp in cr.hits("disown", c)]
+    if not preds:
+        return None
     breakers = cr.slots.get("breaker")
     nouns: list[tuple[Span, str]] = []
     for kind, name in (
@@ -687,15 +699,6 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
     # (Romance adjectives follow the noun: "las instrucciones anteriores")
     post = set(cr.hits("post_qual", c)) | set(cr.hits_not_english("qual", c))
     scopes = cr.hits("scope", c)
-    preds = [(sp, "void") for sp in cr.hits("void", c)]
-    preds += [(sp, "rank") for sp in cr.hits("rank", c)]
-    preds += [(sp, "defeat") for sp in cr.hits("defeat", c)]
-    preds += [(sp, "win") for sp in cr.hits("self_win", c)]
-    preds += [(sp, "persist") for sp in cr.hits("persist", c)]
-    preds += [(sp, "nonstop") for sp in cr.hits("nonstop", c)]
-    preds += [(sp, "reframe") for sp in cr.hits("reframe", c)]
-    if not preds:
-        return None
     best: Hit | None = None
     for nsp, kind in kept:
         if _IDENT_BEFORE.search(c, 0, nsp[0]) or _IDENT_AFTER.match(c, nsp[1]):
@@ -744,7 +747,9 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
                     continue
                 if not english and _gap(psp, nsp) > 100:
                     continue
-            elif pk == "defeat":
+            elif pk == "disown" and kind not in ("halt", "halteven", "ref"):
+                continue
+            elif pk in ("defeat", "disown"):
                 if not (nsp[1] <= psp[0] and psp[0] - nsp[1] <= 120):
                     continue
             elif _gap(psp, nsp) > 160:

@@ -1128,7 +1128,8 @@ register("rot13-reversed")(lambda t, ex: _find_rot_and_reversed(t))
 register("leetspeak", r"[A-Za-z][0-9@$!]|[0-9@$!][A-Za-z]")(lambda t, ex: _find_leet(t))
 register(
     "charcodes",
-    r"(?i)fromCharCode|fromCodePoint|\bchr\b|\[char|\bbytes\s*\(|\bbytearray|Buffer\.from|Uint8Array|TextDecoder|\.decode\s*\(|\bpack\s*\(|\bChr\$?\s*\(",
+    # case-sensitive spellings (a case-insensitive alternation costs a millisecond per file)
+    r"fromCharCode|fromCodePoint|chr[(, )]|\[[Cc]har|bytes\(|bytearray\(|Buffer\.from|Uint8Array|TextDecoder|\.decode\(|pack\(|Chr\$?\(|CHR\(",
 )(_find_charcodes)
 
 
