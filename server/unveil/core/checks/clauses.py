@@ -294,7 +294,12 @@ class ClauseRule:
     def hits(self, name: str, text: str) -> list[tuple[int, int]]:
         if self.absent(name):
             return []
-        return self.slots[name].finditer(text, self.langs)
+        memo = self.__dict__.setdefault("_hits", {})  # per sentence: analyse_sentence works on a copy
+        key = (name, text)
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = self.slots[name].finditer(text, self.langs)
+        return got
 
     def english(self, name: str, text: str) -> bool:
         """Whether ``text`` (a match of slot ``name``) is matched by the slot's English entries."""
@@ -660,17 +665,6 @@ class Hit:
 
 
 def _override(cr: ClauseRule, c: str) -> Hit | None:
-    # the predicates first: most clauses opened by a predicate word of the sentence hold none
-    preds = [(sp, "void") for sp in cr.hits("void", c)]
-    preds += [(sp, "rank") for sp in cr.hits("rank", c)]
-    preds += [(sp, "defeat") for sp in cr.hits("defeat", c)]
-    preds += [(sp, "win") for sp in cr.hits("self_win", c)]
-    preds += [(sp, "persist") for sp in cr.hits("persist", c)]
-    preds += [(sp, "nonstop") for sp in cr.hits("nonstop", c)]
-    preds += [(sp, "reframe") for sp in cr.hits("reframe", c)]
-    preds += [(sp, "disown") for sp in cr.hits("disown", c)]
-    if not preds:
-        return None
     breakers = cr.slots.get("breaker")
     nouns: list[tuple[Span, str]] = []
     for kind, name in (
@@ -699,6 +693,16 @@ def _override(cr: ClauseRule, c: str) -> Hit | None:
     # (Romance adjectives follow the noun: "las instrucciones anteriores")
     post = set(cr.hits("post_qual", c)) | set(cr.hits_not_english("qual", c))
     scopes = cr.hits("scope", c)
+    preds = [(sp, "void") for sp in cr.hits("void", c)]
+    preds += [(sp, "rank") for sp in cr.hits("rank", c)]
+    preds += [(sp, "defeat") for sp in cr.hits("defeat", c)]
+    preds += [(sp, "win") for sp in cr.hits("self_win", c)]
+    preds += [(sp, "persist") for sp in cr.hits("persist", c)]
+    preds += [(sp, "nonstop") for sp in cr.hits("nonstop", c)]
+    preds += [(sp, "reframe") for sp in cr.hits("reframe", c)]
+    preds += [(sp, "disown") for sp in cr.hits("disown", c)]
+    if not preds:
+        return None
     best: Hit | None = None
     for nsp, kind in kept:
         if _IDENT_BEFORE.search(c, 0, nsp[0]) or _IDENT_AFTER.match(c, nsp[1]):
@@ -904,7 +908,9 @@ def _concealment(cr: ClauseRule, c: str, sentence: str) -> Hit | None:
     action = bool(cr.hits("action", sentence)) or any(
         regex.search(r"(?<!\w)" + regex.escape(t) + r"(?!\w)", low) for t in cr.defined if t in low
     )
-    outcomes = cr.hits("outcome", c)
+    outcomes = (
+        cr.hits("outcome", c) if (cr.hits("exclusion", c) or cr.hits("silence", c) or cr.hits("misdescribe", c)) else []
+    )
 
     def hides_outcome(x: Span) -> bool:
         """An outcome (a failure, an incident) is what ``x`` keeps out: inside its object or
