@@ -381,7 +381,7 @@ def test_configuration_selectors_expand_and_are_checked():
     assert s.per_file_ignores == (("docs/*.md", frozenset({"prompt-injection", "SUP01x"})),)
     assert s.problems == (
         "setting perFileIgnores.docs/*.md: unknown rule or category 'SUP01x'; "
-        "did you mean 'SUP012' or 'SUP011'? (see `unveil rules`)",
+        "did you mean 'SUP021' or 'SUP012'? (see `unveil rules`)",
     )
     # user rules may define ids unveil does not know: no problem then
     assert DEFAULT_SETTINGS.merged({"rulesPaths": ["r.toml"], "select": ["ACME001"]}).problems == ()

@@ -254,6 +254,7 @@ def test_registry_lists_every_decoder():
         "percent-prose",
         "rot13-reversed",
         "leetspeak",
+        "charcodes",
     ]
 
 

@@ -641,6 +641,13 @@ def _in_denylist(vt: str, vstart: int, region_start: int, code_or_fm: bool, vend
     return False
 
 
+def in_denylist(vt: str, vstart: int, vend: int) -> bool:
+    """Whether the prose hit ``[vstart, vend)`` (view offsets) is an item of a deny-list: a list
+    whose own lead-in line opens a deny or detect list, or a table cell under such a header (for
+    checks that judge prose outside :func:`judge`)."""
+    return _in_denylist(vt, vstart, 0, False, vend)
+
+
 _TABLE_DELIM = regex.compile(r"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*\Z")
 _DETECT_HEAD = regex.compile(
     r"\b(?:what|things|patterns?|phrases?|examples?|signs?|items?|strings?|text|content|instructions?|lines?|wording)"
@@ -715,10 +722,43 @@ def _lead_in_sentence(line: str) -> bool:
     return bool(_DENY_LEAD.search(last) or _DENY_LEAD.search(_FRONTED.sub("", last, count=1)))
 
 
+_CAPTION_EXAMPLE = regex.compile(
+    r"\b(?:typical|common|known|classic|sample|phras(?:e|es|ing|ings)|wordings?|look(?:s)?\s+like|read(?:s)?\s+like"
+    r"|such\s+as|for\s+(?:example|instance)|including|e\.g\.)\b",
+    regex.I,
+)
+"""A list caption that introduces quoted examples ("Typical phrasings:", "Injection attempts look
+like:")."""
+
+
+def _list_caption(vt: str, vstart: int) -> str | None:
+    """The own lead-in line of the list whose item holds ``vstart`` (the first line above the
+    list that is not an item, a continuation or blank, when it ends with ":"), its last sentence;
+    ``None`` when the hit is not in a list item, or the list has a heading or no lead-in."""
+    ls = vt.rfind("\n", 0, vstart) + 1
+    if not _LIST_ITEM.match(vt, ls) or regex.match(r"[ \t]*\|", vt[ls : ls + 8]):
+        return None
+    pos = ls
+    for _ in range(80):
+        if pos == 0:
+            return None
+        prev_start = vt.rfind("\n", 0, pos - 1) + 1
+        line = vt[prev_start : pos - 1]
+        pos = prev_start
+        if not line.strip() or _LIST_ITEM.match(line) or line.startswith((" ", "\t")):
+            continue
+        if line.lstrip().startswith("#") or not line.rstrip().endswith(":"):
+            return None
+        return regex.split(r"(?<=[.!?])\s+", line.strip())[-1]
+    return None
+
+
 def _quoted(vt: str, us: int, ue: int, vstart: int, vend: int) -> bool:
     """Whether the hit is enclosed in a pair of quotes (or backticks) of its sentence: an opening
     quote before it and the closing one after it, at most :data:`_QUOTE_MAX` apart."""
     pre = vt[max(us, vstart - _QUOTE_MAX) : vstart]
+    while ue < len(vt) and vt[ue] in "\"')]*_”’»":
+        ue += 1  # the sentence's end took the quote it closes ("Ignore all previous instructions …")
     post = vt[vend : min(ue, vend + _QUOTE_MAX)]
     for q_open, q_close in _QUOTES:
         if q_open == q_close:
@@ -821,6 +861,12 @@ def judge(
                 reasons.append("quoted example")
         elif in_code or _quoted(vt, us, ue, vstart, vend):
             if _EXAMPLE.search(vt[_evidence_start(vt, us, vstart) : ue]):
+                lowered = True
+                reasons.append("quoted example")
+            elif (cap := _list_caption(vt, vstart)) is not None and (
+                _EXAMPLE.search(cap) or _CAPTION_EXAMPLE.search(cap)
+            ):
+                # a quoted list item under its own lead-in "Typical phrasings:" (the list's caption)
                 lowered = True
                 reasons.append("quoted example")
         elif _EXAMPLE_BEFORE.search(pre):

@@ -15,9 +15,11 @@ A prose form counts only in a sentence with a directive word (a base-form verb o
 :func:`unveil.core.instruction.has_directive_word`): a checklist item "`sudo`, `chmod 777`, setuid
 bits" or a table row "`--no-verify` | Skips hooks" names the form without telling anyone to use it.
 
-Severity is the form's (what the agent would do). Only same-sentence evidence lowers it: a
+Severity is the form's (what the agent would do). Only evidence next to the hit lowers it: a
 prohibition before the hit in the same sentence ("never use ``--no-verify``", "do not run as root")
-makes it info. Nothing elsewhere in the file lowers it. A parsed finding carries
+makes it info, and so does an item of a deny-list — a list whose own lead-in line opens it ("Flag
+these patterns — they are things we do not do:"), the context judge's rule
+(:func:`unveil.core.context.in_denylist`). Nothing elsewhere in the file lowers it. A parsed finding carries
 ``data["parsed"] = True`` so :func:`unveil.core.checks.commands.supersede.supersede` merges it into
 an overlapping regex finding its rule lists in ``supersedes``.
 
@@ -35,6 +37,7 @@ from pathlib import Path
 
 import regex
 
+from unveil.core import context as cx
 from unveil.core import shell
 from unveil.core.checks.commands.locate import SHELL_LANGS
 from unveil.core.checks.literal_index import MEMO_MAX_TEXT, Lines, near_literals
@@ -306,9 +309,13 @@ def _prohibited(text: str, a: int, start: int, end: int | None = None) -> bool:
 # -- the check ----------------------------------------------------------------------------------
 
 
-def _finding(form, sev: Severity, start: int, end: int, where: str, prohibited: bool, parsed: bool) -> Finding:
+def _finding(
+    form, sev: Severity, start: int, end: int, where: str, prohibited: bool, parsed: bool, listed: bool = False
+) -> Finding:
     msg = f"{where} {form.what}"
-    if prohibited:
+    if listed:
+        msg += " (lowered: an item of a deny-list, by its own lead-in line)"
+    elif prohibited:
         msg += " (stated as a prohibition in the same sentence)"
     data = {"form": form.id, "region": where, "prohibited": prohibited}
     if parsed:
@@ -330,6 +337,20 @@ def check(ctx) -> list[Finding]:
         return []
     names = frozenset(n for f in cmds for n in f.names) | {"sudo"}
     out: list[Finding] = []
+    dc_box: list = []
+
+    def denied(s: int, e: int) -> bool:
+        """An item of a list whose own lead-in line says "Never:", "Flag these patterns … we do not
+        do:" (the context judge's deny-list, docs/context.md); the document context is built only
+        when a hit needs it."""
+        if not dc_box:
+            from unveil.core.checks.directives import doc_state
+
+            dc_box.append(doc_state(text, md).dc)
+        dc = dc_box[0]
+        vs = dc.view.view_offset(s)
+        return cx.in_denylist(dc.view.text, vs, max(vs + 1, dc.view.view_offset(e)))
+
     fences = []
     for fence in md.fences:
         fences.append((fence.start, fence.end))
@@ -374,8 +395,9 @@ def check(ctx) -> list[Finding]:
         for form, s, e in hits:
             a, _b = _sentence_bounds(text, span.start, span.end)
             banned = _prohibited(text, a, span.start)
-            sev = Severity.INFO if banned else form.severity
-            out.append(_finding(form, sev, s, e, "Inline command", banned, True))
+            listed = not banned and denied(s, e)
+            sev = Severity.INFO if banned or listed else form.severity
+            out.append(_finding(form, sev, s, e, "Inline command", banned or listed, True, listed))
     # prose sentences outside fenced blocks
     fences.sort()
     lines = Lines(text, folded)
@@ -404,8 +426,9 @@ def check(ctx) -> list[Finding]:
                 if not has_directive_word(text[a:b]):
                     continue  # a checklist or table naming the form, not telling anyone to do it
                 banned = _prohibited(text, a, s, e)
-                sev = Severity.INFO if banned else pform.severity
-                out.append(_finding(pform, sev, s, e, "The text", banned, False))
+                listed = not banned and denied(s, e)
+                sev = Severity.INFO if banned or listed else pform.severity
+                out.append(_finding(pform, sev, s, e, "The text", banned or listed, False, listed))
         except TimeoutError:
             out.append(
                 Finding(

@@ -124,6 +124,7 @@ class Decoded:
     quiet: bool = False  # below every gate but decodable to text: reported only when its rescan hits
     in_url: bool = False  # inside a URL (a query string, a path with %20): English there is ordinary
     obey: bool = False  # the text next to it says to decode it and act on it (:func:`obey_frame`)
+    executed: str | None = None  # the code around it runs what it decodes (``eval``, ``exec`` …)
 
 
 # --------------------------------------------------------------------------- rescan hook
@@ -1057,6 +1058,91 @@ def _find_data_uris(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
     return out
 
 
+# --------------------------------------------------------------------------- character codes
+
+_CODE_NUM = r"(?:0[xX][0-9A-Fa-f]{1,6}|\d{1,7})"
+_CODE_LIST = re.compile(r"(?<![\w.])" + _CODE_NUM + r"(?:\s*,\s*" + _CODE_NUM + r"(?![\w.])){3,}")
+"""Four or more integers separated by commas: the arguments or array of a char-code call."""
+_CHR_CHAIN = re.compile(
+    r"(?:\bchr|\[char\]|\bChr\$?|\bString\.fromCharCode)\s*\(?\s*" + _CODE_NUM + r"\s*\)?"
+    r"(?:\s*(?:\+|&|\.|,)\s*(?:\bchr|\[char\]|\bChr\$?|\bString\.fromCharCode)\s*\(?\s*" + _CODE_NUM + r"\s*\)?){3,}"
+)
+"""``chr(102)+chr(101)+…`` (Python), ``[char]102+[char]101`` (PowerShell), ``Chr(102) & Chr(101)``
+(VBScript)."""
+_CHAR_CALL = re.compile(
+    r"(?i)fromCharCode|fromCodePoint|\bchr\b|\[char(?:\[\])?\]|\bbytes\s*\(|\bbytearray\s*\(|Buffer\.from\s*\("
+    r"|Uint8Array|TextDecoder|\.decode\s*\(|\bpack\s*\(\s*['\"][cCU]\*|\bChr\$?\s*\("
+)
+"""A call that turns numbers into characters, on the same line as the list."""
+_RUNS_IT = re.compile(
+    r"(?i)\beval\b|\bexec\b|\bFunction\s*\(|\bsetTimeout\s*\(\s*String|\bsetInterval\s*\(\s*String"
+    r"|\bInvoke-Expression\b|\biex\b|\bexecScript\b|\bvm\.run\w*|\bcompile\s*\("
+)
+"""What runs decoded text as code: ``eval`` (also ``(0, eval)(…)``), ``exec``, ``new Function``,
+``Invoke-Expression``."""
+
+
+def _codes_text(nums: list[str]) -> str | None:
+    """The text the integers ``nums`` spell as code points (``None``: a value outside Unicode, a
+    control character other than tab / newline, or a surrogate)."""
+    out = []
+    for n in nums:
+        v = int(n, 16) if n[:2] in ("0x", "0X") else int(n)
+        if v in (9, 10, 13) or 32 <= v < 0xD800 or 0xE000 <= v <= 0x10FFFF:
+            out.append(chr(v))
+        else:
+            return None
+    return "".join(out)
+
+
+def _find_charcodes(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
+    """Character codes turned into text by a call on the same line: ``String.fromCharCode(102,101,…)``,
+    ``bytes([105, 103, …]).decode()``, ``''.join(map(chr, [...]))``, ``[char[]](73,103,…) -join ''``,
+    ``chr(102)+chr(101)+…``. At least four codes that spell text (letters, ≥ 90 % printable).
+    Reported when the decoded text triggers a rule (quiet otherwise), or always — an error — when
+    the same line runs what it decodes (``eval``, ``(0, eval)``, ``exec``, ``new Function``,
+    ``Invoke-Expression``): code that hides itself as numbers and runs is the payload."""
+    out: list[Decoded] = []
+    seen: list[tuple[int, int]] = []
+    for m in _CHR_CHAIN.finditer(text):
+        nums = re.findall(_CODE_NUM, re.sub(r"(?i)\[char\]|chr\$?|fromCharCode", " ", m.group(0)))
+        _charcode_run(text, m.start(), m.end(), nums, exempt, out, seen)
+    for m in _CODE_LIST.finditer(text):
+        if any(a <= m.start() < b for a, b in seen):
+            continue
+        ls, le = _line_bounds(text, m.start())
+        if not _CHAR_CALL.search(text, ls, le):
+            continue
+        _charcode_run(text, m.start(), m.end(), re.findall(_CODE_NUM, m.group(0)), exempt, out, seen)
+    return out
+
+
+def _charcode_run(
+    text: str, start: int, end: int, nums: list[str], exempt, out: list[Decoded], seen: list[tuple[int, int]]
+) -> None:
+    if len(nums) < 4 or _inside(exempt, start, end):
+        return
+    decoded = _codes_text(nums)
+    if decoded is None or not _textlike(decoded) or not re.search(r"[^\W\d_]{2}", decoded):
+        return
+    ls, le = _line_bounds(text, start)
+    runs = _RUNS_IT.search(text, ls, le)
+    seen.append((start, end))
+    out.append(
+        Decoded(
+            "OBF012",
+            start,
+            end,
+            "character codes",
+            decoded,
+            True,
+            strong=runs is not None,
+            quiet=runs is None,
+            executed=runs.group(0).strip() if runs is not None else None,
+        )
+    )
+
+
 # --------------------------------------------------------------------------- the registry
 
 
@@ -1102,6 +1188,11 @@ register("percent", r"%[0-9A-Fa-f]{2}")(
 register("percent-prose", r"%[0-9A-Fa-f]{2}")(_find_percent_prose)
 register("rot13-reversed")(lambda t, ex: _find_rot_and_reversed(t))
 register("leetspeak", r"[A-Za-z][0-9@$!]|[0-9@$!][A-Za-z]")(lambda t, ex: _find_leet(t))
+register(
+    "charcodes",
+    # case-sensitive spellings (a case-insensitive alternation costs a millisecond per file)
+    r"fromCharCode|fromCodePoint|chr[(, )]|\[[Cc]har|bytes\(|bytearray\(|Buffer\.from|Uint8Array|TextDecoder|\.decode\(|pack\(|Chr\$?\(|CHR\(",
+)(_find_charcodes)
 
 
 def _byte_class(chars: str) -> bytes:
@@ -1271,6 +1362,9 @@ def finding_for(d: Decoded, depth: int = 0, hits: list[Finding] | None = None) -
         message = f"Encoded instruction: {text}; the decoded text triggers {named}"
         if msgs:
             message += f" ({preview(msgs)})"
+        severity = Severity.ERROR
+    elif d.executed:
+        message = f"Encoded code: {text}; the code around it runs what it decodes ({d.executed})"
         severity = Severity.ERROR
     elif d.obey:
         message = f"Encoded content: {text}; the text next to it tells the model to decode and act on it"

@@ -61,6 +61,14 @@ def _exec_message(how: str, fetch: Command, why: str | None) -> str:
     return msg
 
 
+def _as_root(c: Command) -> bool:
+    """Whether ``c`` runs with root rights (``sudo``, ``doas``, ``su -c``, ``pkexec`` wrapping it)."""
+    return any(
+        w.text in ("sudo", "doas", "pkexec") or (w.text == "su" and i + 1 < len(c.argv))
+        for i, w in enumerate(c.argv[:3])
+    )
+
+
 def judge_download_exec(j: Judge, s: Script) -> None:
     # 1. pipelines: fetch | … | interpreter
     tainted: dict[str, Command] = {}
@@ -121,6 +129,8 @@ def judge_download_exec(j: Judge, s: Script) -> None:
                 if dpi <= pi and f is not st and _same_file(fn, target.text):
                     verified = any(dpi <= v <= pi for v in verified_after) or _is_verifier_in(p)
                     why = strong_source(urls_in(f), f.effective()[1])
+                    if why is None and _as_root(st):
+                        why = "run as root"
                     sev = Severity.INFO if verified and not j.auto else severity_for(j.auto, why is not None)
                     if verified:
                         why = (why + "; " if why else "") + "checksum or signature verified before running"

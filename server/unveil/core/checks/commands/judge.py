@@ -11,7 +11,7 @@ import re
 from unveil.core import shell
 from unveil.core.checks.commands.download import judge_download_exec, judge_remote_package
 from unveil.core.checks.commands.hits import Hit, Judge, clip
-from unveil.core.checks.commands.network import judge_network, judge_pipes_send
+from unveil.core.checks.commands.network import judge_git_push, judge_network, judge_pipes_send
 from unveil.core.checks.commands.persistence import content_of, judge_persistence
 from unveil.core.checks.commands.secret_paths import judge_secret_paths
 from unveil.core.checks.commands.snippets import judge_snippet
@@ -147,4 +147,5 @@ def _judge_literal(script: Script, origin: str) -> list[Hit]:
                 j.hits.append(h)
     for s in scripts:
         judge_pipes_send(j, s)
+        judge_git_push(j, s)
     return j.hits

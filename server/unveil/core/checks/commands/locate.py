@@ -214,15 +214,25 @@ def _inline_command_cached(code: str) -> bool:
     return _inline_command_now(code)
 
 
+_PROGRAM_PATH = re.compile(r"(?:/|~/|\$HOME/|\$\{HOME\}/|\.\./)[\w./${}~-]+")
+_SCRIPT_FILE = re.compile(r"(?i)\.(?:sh|bash|zsh|py|pl|rb|run|bin|appimage|command|ps1)$")
+
+
 def _inline_command_now(code: str) -> bool:
     s = re.sub(r"^\$\s+", "", code.strip())
     first = re.split(r"[\s|;&()<>]", s, maxsplit=1)[0]
-    if first in ("sudo", "env", "nohup", "time"):
+    wrapped = first in ("sudo", "doas", "env", "nohup", "time")
+    if wrapped:
         first = (s.split() + ["", ""])[1]
     b = shell.basename(first)
     if b in KNOWN_COMMANDS or first.startswith("./") or (first.startswith("$(") and len(s) > 4):
         # one bare word (`git`, `curl`) is a name, not a command
         return " " in s or "|" in s
+    if _PROGRAM_PATH.fullmatch(first) and (
+        wrapped or (" " in s and (_SCRIPT_FILE.search(first) or re.match(r"\S+\s+--?[A-Za-z]", s)))
+    ):
+        # a program run by its path: `sudo /tmp/pw-sync.sh --all`, `~/bin/fix.sh x`, `~/.cache/tool --all`
+        return True
     if re.search(r"['\"\\$=]", s) and (" " in s or "|" in s or "$" in s):
         return _normalised_command(s)
     return False
@@ -302,6 +312,10 @@ def check(ctx) -> list[Finding]:
                 out.extend(command_findings(code, OffsetMap.at(base), "bang" if bang else "code"))
                 if not bang:
                     inline_cmds.append((code, base, span.start, span.end))
+            elif _URL_ONLY.fullmatch(code):
+                step = _prose_download(text, span.start, span.end, code)
+                if step is not None:
+                    inline_cmds.append((step, base, span.start, span.end))
         else:
             if looks_like_shell(raw):
                 lines = raw.split("\n")
@@ -322,15 +336,39 @@ def check(ctx) -> list[Finding]:
 
 
 _SEQ_START = re.compile(
-    r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c|fetch|scp|rsync|git\s+clone|http)|>|\btee\b|\bcp\b|\bcat\b"
+    r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c|fetch|scp|rsync|git\s+(?:clone|remote|add)|http)|>|\btee\b|\bcp\b|\bcat\b"
 )
-"""A command that may fetch, copy or write the file a later step uses (cheap prefilter)."""
+"""A command that may fetch, copy or write the file a later step uses, or stage or route what a
+later ``git push`` sends (cheap prefilter)."""
 _HEADING_LINE = re.compile(r"(?m)^[ ]{0,3}#{1,6}(?:[ \t]|$)")
 _SEQUENCE_MAX = 40
 """At most this many inline commands are judged as one sequence (a longer section is judged in
 consecutive windows of this size)."""
 _SEQUENCE_GAP = 2000
 """Two inline commands more than this many code points apart start separate sequences."""
+
+
+_URL_ONLY = re.compile(r"https?://[^\s`'\"<>]+")
+_DOWNLOAD_VERB = re.compile(
+    r"(?i)\b(?:download|fetch|grab|save|get|pull|retrieve|copy|curl|wget)(?:s|ed|ing)?\b[^.!?\n`]{0,60}\Z"
+)
+_SAVE_TO = re.compile(r"(?i)[^.!?\n`]{0,40}?\b(?:to|as|into|under|at)\s+`([^`\s]{1,200})`")
+
+
+def _prose_download(text: str, start: int, end: int, url: str) -> str | None:
+    """A download described in words around an inline-code URL, as the command it stands for:
+    "Download `https://…/latest.sh` to `/tmp/pw-sync.sh`" is ``curl -fsSL -o /tmp/pw-sync.sh URL``
+    (without a named target, ``curl -fsSLO URL``: the file takes the URL's name). ``None`` when
+    no download verb precedes the URL in its sentence. Judged only as a step of a section's
+    sequence (:func:`_sequence_findings`): a later step that makes that file executable or runs it
+    is a download-then-execute."""
+    ls = text.rfind("\n", 0, start) + 1
+    if not _DOWNLOAD_VERB.search(text, ls, start):
+        return None
+    m = _SAVE_TO.match(text, end, min(len(text), end + 260))
+    if m is not None:
+        return f"curl -fsSL -o {m.group(1)} {url}"
+    return f"curl -fsSLO {url}"
 
 
 def _sequence_findings(
@@ -341,7 +379,8 @@ def _sequence_findings(
     `chmod +x /tmp/x && /tmp/x`") is judged like the same lines in a code block. A section ends at
     a heading, a fenced block or a gap of :data:`_SEQUENCE_GAP` code points. Only findings that
     span two or more of the commands are kept (each command alone was judged already). ``cmds``:
-    ``(code, offset of the code, span start, span end)`` in source code points."""
+    ``(code, offset of the code, span start, span end)`` in source code points; a download told in
+    words around an inline-code URL is one of them (:func:`_prose_download`)."""
     groups: list[list[tuple[str, int, int, int]]] = []
     for c in cmds:
         if groups:
@@ -375,12 +414,23 @@ def _sequence_findings(
     return out
 
 
+_LOOKS_JS = re.compile(
+    r"\b(?:fetch|XMLHttpRequest|require|eval|Function|sendBeacon|setTimeout)\s*\(|\bdocument\.\w|\bwindow\.\w"
+    r"|\b(?:const|let|var)\s+\w+\s*=|=>|\bnew\s+(?:Image|WebSocket|XMLHttpRequest)\b"
+)
+"""Decoded text that reads as JavaScript (a call of a browser or Node API, a declaration, an arrow)."""
+
+
 def decoded_commands(text: str) -> list[Finding]:
-    """A decoded payload (base64, rot13, escapes …) that is a shell command, judged like the
-    same command in an inline code span (origin ``decoded``: raised one step). Registered with
+    """A decoded payload (base64, rot13, escapes, character codes …) that is a shell command, judged
+    like the same command in an inline code span (origin ``decoded``: raised one step); one that
+    reads as JavaScript is judged as a JavaScript snippet. Registered with
     :func:`unveil.core.checks.obfuscation.add_rescan`, so ``c=cu; c=${c}rl; $c … | ${SHELL}``
     encoded makes its run an error even though no pattern rule reads it."""
     code = text.strip()
+    if _LOOKS_JS.search(code) and not _inline_command(code):
+        # decoded JavaScript (`String.fromCharCode(…)`, `atob(…)` payloads): judged as a snippet
+        return command_findings(code, 0, "decoded", "javascript")
     if len(code) > 2 and code[0] == "`" and code[-1] == "`" and "`" not in code[1:-1]:
         code = code[1:-1].strip()  # a decoded line that is one inline code span
     if not code or len(code) > 20000 or "`" in code:

@@ -175,3 +175,30 @@ def secret_in(text: str) -> Location | None:
         if loc is not None:
             return loc
     return None
+
+
+@lru_cache(maxsize=1)
+def _public_sinks() -> tuple[tuple[str, str], ...]:
+    """``(host, kind)`` of ``unveil/data/public_sinks.toml``, longest host first."""
+    from unveil.core import cache
+
+    data = cache.load_toml(_data_dir() / "public_sinks.toml")
+    out: list[tuple[str, str]] = []
+    for i, sink in enumerate(data.get("sink", [])):
+        if not isinstance(sink.get("kind"), str) or not isinstance(sink.get("hosts"), list):
+            raise ValueError(f"public_sinks.toml: sink[{i}] needs a 'kind' and a 'hosts' list")
+        out.extend((str(h).lower(), sink["kind"]) for h in sink["hosts"])
+    return tuple(sorted(out, key=lambda x: -len(x[0])))
+
+
+def public_sink(dest: str | None) -> str | None:
+    """The kind of public sink (``paste``, ``file-drop``, ``request-catcher``, ``tunnel``) that
+    the URL or host ``dest`` points at (a catalogue host or one of its subdomains), else ``None``."""
+    if not dest:
+        return None
+    host = dest.split("://", 1)[-1].split("/", 1)[0].split("?", 1)[0].rsplit("@", 1)[-1].split(":", 1)[0]
+    host = host.lower().rstrip(".")
+    for h, kind in _public_sinks():
+        if host == h or host.endswith("." + h):
+            return kind
+    return None

@@ -9,7 +9,7 @@ from typing import Iterable
 
 from unveil.core import shell
 from unveil.core.checks.commands.hits import Judge, clip, is_local, severity_for
-from unveil.core.checks.commands.locations import secret_in
+from unveil.core.checks.commands.locations import public_sink, secret_in
 from unveil.core.checks.commands.vocabulary import (
     DNS_TOOLS,
     ENV_DUMPS,
@@ -271,6 +271,17 @@ def judge_network(j: Judge, c: Command) -> None:
             s2, _o2 = _sources_of(cmd for sub in a.subs for cmd in sub.commands())
             if s2:
                 sent.append(("", a))
+    sink = public_sink(dest)
+    if sink is not None and (sent or stdin_sent or _sends_data(name, texts)):
+        j.add(
+            RULE_UPLOAD,
+            Severity.ERROR,
+            c.start,
+            c.end,
+            f"Sends data to a public {sink.replace('-', ' ')} service: {clip(dest or '', 60)} ({name}); anyone "
+            "with the link, or whoever runs it, can read it",
+            sink=sink,
+        )
     for desc, w in sent:
         if desc in ("/dev/null", "/dev/zero", "-"):
             continue
@@ -302,7 +313,7 @@ def judge_network(j: Judge, c: Command) -> None:
                 c.end,
                 f"Sends {', '.join(dict.fromkeys(secrets))} to {clip(dest or 'a remote host', 60)} ({name})",
             )
-        elif desc and not local:
+        elif desc and not local and sink is None:  # (a public sink was reported above)
             j.add(
                 RULE_UPLOAD,
                 severity_for(j.auto, False),
@@ -312,6 +323,23 @@ def judge_network(j: Judge, c: Command) -> None:
             )
     if stdin_sent or (name in SOCKETS and (name != "openssl" or "s_client" in texts)):
         j.stdin_sent[id(c)] = dest  # judged with the pipeline in judge_pipes_send
+
+
+def _sends_data(name: str, texts: list[str]) -> bool:
+    """Whether an HTTP client's options send a request body (``-d``, ``--data*``, ``-F``,
+    ``--json``, ``-T``, ``-X POST/PUT``; httpie ``key=value`` items)."""
+    if name in ("curl", "curlie"):
+        return any(
+            t in _SENDING_OPTS_CURL or t.startswith(("--data", "--form", "--json", "--upload-file")) for t in texts
+        ) or any(
+            t in ("-X", "--request") and k + 1 < len(texts) and texts[k + 1].upper() in ("POST", "PUT", "PATCH")
+            for k, t in enumerate(texts)
+        )
+    if name in ("wget", "wget2"):
+        return any(t.startswith(("--post-", "--body-")) for t in texts)
+    if name in ("http", "https", "xh", "xhs", "httpie"):
+        return any("=" in t and not t.startswith("-") for t in texts[1:])
+    return name in ("nc", "ncat", "netcat", "socat", "scp", "rsync", "sftp", "ftp", "tftp")
 
 
 _AUTH_HEADER = re.compile(r"(?i)\s*(?:authorization|proxy-authorization|x-api-key|private-token|x-auth-token)\s*:")
@@ -350,3 +378,61 @@ def judge_pipes_send(j: Judge, s: Script) -> None:
                     p.end,
                     f"Pipes command output to {clip(dest or 'a remote host', 60)} ({st.effective()[0]})",
                 )
+
+
+_KEY_FILE = re.compile(r"(?i)(?:^|/)(?:[^/]*\.(?:pem|key|p12|pfx|jks|keystore|ppk|asc|gpg)|\*\.(?:pem|key|p12|pfx))$")
+"""Private key and certificate-bundle files by extension: never to be committed (not part of the
+secret-read catalogue: reading a public certificate is ordinary; staging one for a push is not)."""
+
+
+def _git_sub(args: tuple[Word, ...]) -> tuple[str, list[Word]]:
+    """``(subcommand, its arguments)`` of a ``git`` command (global options such as ``-C dir``
+    skipped)."""
+    k = 0
+    while k < len(args) and args[k].text.startswith("-"):
+        k += 2 if args[k].text in ("-C", "-c", "--git-dir", "--work-tree") else 1
+    if k >= len(args):
+        return "", []
+    return args[k].text, list(args[k + 1 :])
+
+
+def judge_git_push(j: Judge, s: Script) -> None:
+    """Secret files staged (``git add -f .env providers/*.pem``) and pushed, in one script or one
+    section's steps: to a remote added in the same steps (``git remote add audit https://…``) or a
+    URL, an error (EXF011: the secrets leave the machine for a place the project does not own);
+    to any other remote, a warning (secrets committed to the project's history)."""
+    remotes: dict[str, tuple[str, int]] = {}  # name -> (url, start of the command that added it)
+    staged: list[tuple[str, int]] = []  # (label, start)
+    for c in s.commands():
+        name, args, _w = c.effective()
+        if name != "git":
+            continue
+        sub, rest = _git_sub(args)
+        ops = [a.text for a in rest if not a.text.startswith("-")]
+        if sub == "remote" and len(ops) >= 3 and ops[0] in ("add", "set-url"):
+            remotes[ops[1]] = (ops[2], c.start)
+        elif sub == "add":
+            for t in ops:
+                loc = secret_in(t)
+                label = loc.label if loc is not None else ("private keys" if _KEY_FILE.search(t) else None)
+                if label is not None:
+                    staged.append((label, c.start))
+        elif sub == "push" and staged:
+            target = ops[0] if ops else "origin"
+            added = remotes.get(target)
+            dest = added[0] if added else (target if URL.match(target) or ":" in target else None)
+            outside = dest is not None and not is_local(dest)
+            what = ", ".join(dict.fromkeys(label for label, _s in staged))
+            j.add(
+                RULE_SEND_SECRET,
+                Severity.ERROR if outside or j.auto else Severity.WARNING,
+                min(staged[0][1], added[1]) if added else staged[0][1],
+                c.end,
+                f"Stages {what} in git and pushes them to "
+                + (
+                    f"{clip(dest or target, 60)} (a remote added in the same steps)"
+                    if target in remotes
+                    else clip(dest or target, 60)
+                ),
+            )
+            return

@@ -10,14 +10,64 @@ from unveil.core.checks.commands.vocabulary import READ_LIKE_SKIP, RULE_SECRET_P
 from unveil.core.findings import Severity
 from unveil.core.shell import Command
 
+_SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep"})
+_PATTERN_OPTS = frozenset({"-e", "--regexp", "-f", "--file"})
+_VALUE_OPTS = frozenset(
+    {
+        "-m",
+        "--max-count",
+        "-A",
+        "-B",
+        "-C",
+        "--context",
+        "--after-context",
+        "--before-context",
+        "-g",
+        "--glob",
+        "-t",
+        "--type",
+        "--include",
+        "--exclude",
+        "--exclude-dir",
+        "-d",
+        "-D",
+        "--color",
+        "--colour",
+    }
+)
+
+
+def _search_pattern(name: str, args) -> object | None:
+    """The word of a grep-like command that is its search pattern (the first operand when no
+    ``-e``/``-f`` gives one): a name in it (``grep .env``, ``grep -E '\\.env$'``) is searched
+    for, not read."""
+    if name not in _SEARCHERS:
+        return None
+    skip = False
+    for a in args:
+        t = a.text
+        if skip:
+            skip = False
+            continue
+        if t in _PATTERN_OPTS:
+            return None  # the pattern is an option's value; every operand is a file
+        if t in _VALUE_OPTS:
+            skip = True
+            continue
+        if t.startswith("-") and t != "-":
+            continue
+        return a
+    return None
+
 
 def judge_secret_paths(j: Judge, c: Command) -> None:
     name, args, _w = c.effective()
     if not name:
         return
     written = {id(w) for w in written_paths(c)}
+    pattern = _search_pattern(name, args)
     for w in list(args) + [r.target for r in c.redirects if r.reads and r.target is not None]:
-        if id(w) in written or w.text.startswith("-") and "=" not in w.text and "@" not in w.text:
+        if id(w) in written or w is pattern or w.text.startswith("-") and "=" not in w.text and "@" not in w.text:
             continue
         loc = secret_in(w.text)
         if loc is None:

@@ -54,6 +54,21 @@ _JS_SEND = re.compile(
 _JS_ENV = re.compile(r"\bprocess\.env\b(?!\s*\.\s*\w|\s*\[)")
 
 
+_JS_BROWSER_SEND = re.compile(
+    r"\b(?:fetch|axios(?:\.(?:post|put|patch|request))?|\$\.(?:post|ajax)|navigator\.sendBeacon|\.send)\s*\("
+    r"|\bnew\s+(?:Image|WebSocket|EventSource)\b|\.src\s*="
+)
+"""Where a page sends data: a request call, a beacon, an image or socket opened on a URL."""
+_JS_BROWSER_DUMP = re.compile(
+    r"\bdocument\.cookie\b|\b(?:localStorage|sessionStorage)\b(?!\s*\.\s*(?:getItem|setItem|removeItem|key|length|clear)\b)"
+    r"|\bindexedDB\b|\bnavigator\.credentials\b"
+)
+"""The page's secrets wholesale: every cookie (``document.cookie``), the whole of local or session
+storage (not one item read with ``getItem``: an app reading its own token is ordinary), IndexedDB,
+stored credentials."""
+_ABS_URL = re.compile(r"""['"`]https?://[^'"`\s]+""")
+
+
 _JS_READ = re.compile(r"\b(?:readFileSync|readFile|createReadStream)\s*\(")
 
 
@@ -269,6 +284,26 @@ def _lang_label(sn: Snippet) -> str:
     return {"python": "Python", "javascript": "JavaScript"}.get(sn.language, sn.language)
 
 
+def _browser_dump(text: str) -> str:
+    """The page's secrets (cookies, whole storage) that ``text`` sends to an absolute URL in one
+    statement: the dump and the URL inside the arguments of one send call, or within 300 code points
+    after a send; ``""`` when none."""
+    for m in _JS_BROWSER_SEND.finditer(text):
+        window = text[m.start() : m.end() + 600]
+        if not _ABS_URL.search(window):
+            continue
+        found = [d.group(0) for d in _JS_BROWSER_DUMP.finditer(window)]
+        if found:
+            names = {"document.cookie": "the page's cookies"}
+            return ", ".join(dict.fromkeys(names.get(f, f) for f in found))
+    return ""
+
+
+def _abs_url(text: str) -> str:
+    m = _ABS_URL.search(text)
+    return m.group(0).strip("'\"`") if m else "a remote host"
+
+
 def _judge_js(sn: Snippet, origin: str, nested: ScriptJudge, python: bool = False) -> list[Hit]:
     j = Judge(origin, nested)
     text = sn.text
@@ -293,7 +328,12 @@ def _judge_js(sn: Snippet, origin: str, nested: ScriptJudge, python: bool = Fals
             f"{_lang_label(sn)} code downloads code and runs it (eval of a fetched response)",
             form="snippet",
         )
-    if sends and (secrets or env):
+    dump = _browser_dump(text)
+    if dump:
+        j.add(
+            RULE_SEND_SECRET, Severity.ERROR, a, b, f"{_lang_label(sn)} code sends {dump} to {clip(_abs_url(text), 60)}"
+        )
+    elif sends and (secrets or env):
         what = ", ".join(dict.fromkeys(secrets + (["the environment"] if env else [])))
         j.add(RULE_SEND_SECRET, Severity.ERROR, a, b, f"{_lang_label(sn)} code sends {what} over the network")
     elif sends and _JS_READ.search(text):
