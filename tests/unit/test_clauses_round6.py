@@ -19,29 +19,10 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from clause_helpers import found, quiet
 
-from unveil.core import markdown
 from unveil.core.analyze import analyze
-from unveil.core.checks import Context, clauses
-from unveil.core.config import DEFAULT_SETTINGS
-from unveil.core.document import Document
 from unveil.core.findings import Severity
-
-
-def run(text: str):
-    doc = Document(text)
-    ctx = Context(doc=doc, markdown=markdown.parse(doc), kind="agents-md", settings=DEFAULT_SETTINGS, path="AGENTS.md")
-    return clauses.check(ctx)
-
-
-def found(text: str, rule: str) -> list[tuple[Severity, str]]:
-    return [(f.severity, text[f.start : f.end]) for f in run(text) if f.rule == rule]
-
-
-def quiet(text: str) -> None:
-    got = [(f.rule, f.severity.label, text[f.start : f.end]) for f in run(text) if f.severity <= Severity.WARNING]
-    assert got == [], text
-
 
 # --------------------------------------------------------------------------------------------
 # Overrides: whole referents x invalidations
