@@ -528,8 +528,14 @@ class _Target:
         return self.line_index().longest_run(cls)
 
     def may_contain(self, clauses, a: int, b: int) -> bool:
-        """Whether every clause of ``clauses`` has a member in ``text[a:b]`` (case-folded; the
-        folded stretch and its literal memo are kept for the other patterns of this version)."""
+        """Whether every clause of ``clauses`` has a member in ``text[a:b]``, case-folded: looked
+        up in :attr:`folded` between those offsets when case folding kept every offset (no copy
+        of the stretch: a pattern's stretch can be most of a long document), else in the folded
+        stretch (kept for the other patterns of this version)."""
+        folded = self.folded
+        if len(folded) == len(self.text):
+            find = folded.find
+            return all(any(find(lit, a, b) >= 0 for lit in clause) for clause in clauses)
         got = self._slices.get((a, b))
         if got is None:
             got = self._slices[(a, b)] = (self.text[a:b].casefold(), {})
