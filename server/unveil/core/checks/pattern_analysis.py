@@ -160,7 +160,10 @@ def start_literals(pattern: str, flags: int = 0) -> frozenset[str] | None:
     try:
         if _NO_PREFILTER.search(pattern) or _FLAG_CHANGE.search(pattern):
             return None
-        got = _starts(list(_parse(pattern, flags)))
+        # parsed without :func:`_parse`'s cache: this runs while documents are analysed, and the
+        # parse trees (about 1.5 MiB for the bundled rules) would stay in memory for nothing
+        parsed = _sre_parse.parse(pattern, (re.VERBOSE if flags & regex.VERBOSE else 0) | re.IGNORECASE | re.MULTILINE)
+        got = _starts(list(parsed))
     except Exception:  # noqa: BLE001 - any doubt: search everywhere
         return None
     if not got or not all(got):
