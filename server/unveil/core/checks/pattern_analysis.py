@@ -163,7 +163,7 @@ def start_literals(pattern: str, flags: int = 0) -> frozenset[str] | None:
         # parsed without :func:`_parse`'s cache: this runs while documents are analysed, and the
         # parse trees (about 1.5 MiB for the bundled rules) would stay in memory for nothing
         parsed = _sre_parse.parse(pattern, (re.VERBOSE if flags & regex.VERBOSE else 0) | re.IGNORECASE | re.MULTILINE)
-        got = _starts(list(parsed))
+        got = _starts(list(parsed.data))
     except Exception:  # noqa: BLE001 - any doubt: search everywhere
         return None
     if not got or not all(got):
