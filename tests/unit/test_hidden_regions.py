@@ -310,3 +310,33 @@ def test_frontmatter_comments_in_invalid_yaml_are_still_found():
     got = [(yaml_text[a:b], k) for a, b, k in comment_spans(yaml_text)]
     assert got == [("# one", "frontmatter-comment"), ("# two", "frontmatter-comment")]
     assert [(a, b) for a, b, _k in comment_spans(yaml_text, 100)] == [(118, 123), (124, 129)]
+
+
+_REGION_PARTS = [
+    "---\nname: x\ndescription: y\n---\n",
+    "Prose with `inline code` and more.\n",
+    "```sh\nmake test\n```\n",
+    "<!-- a comment `with code` inside -->\n",
+    "<details><summary>S</summary>\n\n```sh\nrm -rf build\n```\n\nprose\n\n</details>\n",
+    "<div hidden>\n\n```\nhidden code\n```\n\n</div>\n",
+    "    indented code\n",
+    "[//]: # (a reference comment)\n",
+    '<span style="display:none">`x` y</span>\n',
+]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_code_or_frontmatter_is_the_region_lookup(seed):
+    """Regions.code_or_frontmatter (the clause check's code-line test) says, at every offset of
+    generated documents, what ``region()`` says: frontmatter or code."""
+    import random
+
+    rng = random.Random(seed)
+    parts = [_REGION_PARTS[0]] if seed % 2 else []
+    parts += [rng.choice(_REGION_PARTS[1:]) + "\n" for _ in range(8)]
+    text = "".join(parts)
+    regs = regions(text, parse(Document(text)))
+    got = [regs.code_or_frontmatter(i) for i in range(len(text) + 1)]
+    want = [regs.region(i) in ("frontmatter", "code") for i in range(len(text) + 1)]
+    assert got == want
+    assert any(want) and not all(want)

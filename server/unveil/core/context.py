@@ -101,6 +101,14 @@ class Regions:
             return "hidden"
         return "prose"
 
+    def code_or_frontmatter(self, offset: int) -> bool:
+        """``region(offset) in ("frontmatter", "code")``, looking up the hidden spans only
+        for an offset inside code or frontmatter (most offsets are in neither)."""
+        fm = self.frontmatter
+        if not (fm and fm[0] <= offset < fm[1]) and self._inside(self.code, offset) is None:
+            return False
+        return self._inside(self.hidden, offset) is None
+
     def heading_before(self, offset: int) -> tuple[int, int, str] | None:
         i = bisect.bisect_right(self._starts(self.headings), offset) - 1
         return self.headings[i] if i >= 0 else None

@@ -1094,13 +1094,18 @@ _YOU_DO = regex.compile(
 )
 
 
-def defined_action_terms(text: str, cr: ClauseRule | None = None) -> tuple[str, ...]:
+def defined_action_terms(text: str, cr: ClauseRule | None = None, starts=None) -> tuple[str, ...]:
     """Terms ``text`` defines as actions of the agent: "<what you run / an action> counts as |
     is treated as | is called <term>" in one sentence (case-folded, the term's first word and,
     when it has two, both). Later sentences that hide the term hide the action (a definition
-    chain over sentences). Costs one search for the defining verbs."""
+    chain over sentences). Costs one search for the defining verbs, or none when ``starts``
+    gives where the matches of one ``finditer`` of :data:`_DEF_VERB` over ``text`` start
+    (:func:`_definition_starts`: an open document's are spliced from its previous version's)."""
     out: list[str] = []
-    for m in _DEF_VERB.finditer(text):
+    found = _DEF_VERB.finditer(text) if starts is None else (_DEF_VERB.match(text, o) for o in starts)
+    for m in found:
+        if m is None:  # (not a start of a match: never, for the starts of one finditer's matches)
+            continue
         s = max(text.rfind(".", 0, m.start()), text.rfind("\n\n", 0, m.start()), m.start() - 200) + 1
         pre = text[s : m.start()]
         if not (_YOU_DO.search(pre) or (cr is not None and cr.hits("action", pre))):
@@ -1113,6 +1118,38 @@ def defined_action_terms(text: str, cr: ClauseRule | None = None) -> tuple[str, 
             out.append(term)
             out.append(term.split()[0])
     return tuple(dict.fromkeys(out))
+
+
+_DEF_TIMEOUT = 5.0
+"""Seconds the search for the defining verbs may take before it is run again without a limit
+(it has always run without one: a time-out only changes how it is found)."""
+
+
+def _definition_starts(t) -> list[int] | None:
+    """Where the matches of :data:`_DEF_VERB` start in the reading ``t`` (a directives
+    ``_Target``), found from the literals they need (:func:`~unveil.core.checks.literal_index.near_literals`)
+    and, in an open document, spliced from the previous version's
+    (:meth:`~unveil.core.checks.splice.Session.records`, session ``"clauses"``): the same as the
+    starts of one ``finditer``. ``None`` when case folding moved offsets or the search timed out
+    (the caller searches the whole text)."""
+    from unveil.core.checks.literal_index import near_literals
+
+    lines = t.line_index()
+    if not lines.ok:
+        return None
+    cache = scope.document_cache()
+    log = getattr(cache, "splices", None)
+    try:
+        if log is None:
+            return [r[0] for r in near_literals(_DEF_VERB, lines, _DEF_TIMEOUT)]
+        sess = log.begin("clauses", t.text, lines.longest_run)
+        got = sess.records(
+            "defining verbs", _DEF_VERB, _DEF_TIMEOUT, lambda: near_literals(_DEF_VERB, lines, _DEF_TIMEOUT)
+        )
+        log.commit("clauses", sess)
+        return [r[0] for r in got]
+    except TimeoutError:
+        return None
 
 
 def clauses_of(sentence: str) -> list[tuple[int, str]]:
@@ -1329,6 +1366,15 @@ def check(ctx) -> list[Finding]:
     return scan_reading(state, crs)
 
 
+def lower_in_place(text: str) -> str:
+    """``text.lower()`` with every offset kept: U+0130 LATIN CAPITAL LETTER I WITH DOT ABOVE,
+    the one code point whose lowercase mapping is two code points (U+0069 U+0307, Unicode's
+    SpecialCasing.txt), becomes U+0069 alone. The clause rules match their literals in the
+    case-folded reading; where full case folding changes lengths (``ß`` → ``ss``) they match in
+    this instead, so that one such character anywhere in a file cannot make them case-sensitive."""
+    return text.replace("\u0130", "i").lower()
+
+
 def _code_line(dc, t, rt: str, ls: int, le: int, o: int) -> bool:
     """Whether the reading's line ``[ls, le)`` is a line of a code block or of the frontmatter
     (one unit), judged at its first non-blank character and at ``o``: an inline code span in a
@@ -1336,87 +1382,159 @@ def _code_line(dc, t, rt: str, ls: int, le: int, o: int) -> bool:
     k = ls
     while k < le and rt[k] in " \t":
         k += 1
-    return all(dc.regions.region(t.orig_start(x)) in ("frontmatter", "code") for x in (min(k, le - 1), o))
+    code = dc.regions.code_or_frontmatter
+    k = min(k, le - 1)
+    return code(t.orig_start(k)) and (k == o or code(t.orig_start(o)))
 
 
 def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
-    """The clause rules on a :class:`~unveil.core.checks.directives.DocState`."""
+    """The clause rules on a :class:`~unveil.core.checks.directives.DocState`.
+
+    A sentence lies within one line of the reading (soft wraps are joined), and what the rules
+    find in a line depends on that line's text, on whether it is a line of code or frontmatter
+    (:func:`_code_line`: the markdown layer's regions, looked up each version) and on the terms the
+    document defines as actions (:func:`defined_action_terms`) only: each line's hits are
+    memoised by those three (:func:`_line_hits`), so an edit re-analyses the lines it touched.
+    The hits are judged in context (:func:`_finding`) in every version, in document order."""
     crs = crs or load_clause_rules()
     t = state.targets["reading"]
     rt = t.text
     dc = state.dc
-    folded = t.folded if len(t.folded) == len(rt) else rt.lower()
-    if len(folded) != len(rt):  # case mapping moved offsets: match on the text itself
+    folded = t.folded if len(t.folded) == len(rt) else lower_in_place(rt)
+    if len(folded) != len(rt):  # (never: lower_in_place keeps every offset)
         folded = rt
+    fold = 0 if folded is t.folded else 1 if folded is not rt else 2  # how every line was folded
     starts, lits = _occurrences_kept(folded, crs)
     triggers = crs.triggers
-    units: list[tuple[int, int, int]] = []  # (start, end, start of the sentence before in its line)
-    line_units: dict[int, list[int]] = {}  # line start -> sentence starts in it (last: line end)
     word_start = crs.word_start
     dependent = crs.dependent
-    line_present: dict[int, frozenset[str]] = {}
-    for o, lit in zip(starts, lits):
+    defined: tuple[str, ...] | None = None if any(cr.family == "concealment" for cr in crs.rules) else ()
+    out: list[Finding] = []
+    seen: dict[str, list[Span]] = {}
+    n, k, lines = len(starts), 0, 0
+    while k < n:
+        o, lit = starts[k], lits[k]
+        if lit not in triggers:
+            k += 1
+            continue
+        ls = rt.rfind("\n", 0, o) + 1
+        le = rt.find("\n", o)
+        le = len(rt) if le < 0 else le
+        a, b = bisect_left(starts, ls), bisect_left(starts, le)
+        here = lits[a:b]
+        # the line's first occurrence that opens a sentence: it selects where the line is judged code
+        first = -1
+        present: frozenset[str] | None = None
+        for j in range(k, b):
+            o, lit = starts[j], lits[j]
+            if lit not in triggers:
+                continue
+            if lit in dependent:
+                # a partner slot's word ("stop", "✅") opens a sentence only when its partners are in the line
+                if present is None:
+                    present = frozenset(here)
+                if not any(all(not g.isdisjoint(present) for g in need) for need in dependent[lit]):
+                    continue
+            if o and lit in word_start and folded[o - 1] in _ASCII_WORD:
+                continue  # inside a word ("turn" in "returns"): no entry's match starts there
+            first = j
+            break
+        k = b
+        if first < 0:
+            continue
+        # a line missing a slot group of every rule cannot hold a hit, and costs no sentence split
+        if not _may_hold(crs, frozenset(here) if present is None else present):
+            continue
+        lines += 1
+        if not lines % 64:
+            scope.checkpoint()
+        if defined is None:
+            concealment = next(cr for cr in crs.rules if cr.family == "concealment")
+            defined = defined_action_terms(rt, concealment, _definition_starts(t))
+        code = _code_line(dc, t, rt, ls, le, starts[first])
+        for cr, us, h in _line_hits(crs, rt, folded, fold, ls, le, starts, lits, a, b, first, code, defined):
+            f = _finding(cr, state, us + h.start, us + h.end, h)
+            if f is None:
+                continue
+            spans = seen.setdefault(cr.rule.id, [])
+            if any(s < f.end and f.start < e for s, e in spans):
+                continue
+            spans.append((f.start, f.end))
+            out.append(f)
+    return out
+
+
+def _line_hits(
+    crs: ClauseRules,
+    rt: str,
+    folded: str,
+    fold: int,
+    ls: int,
+    le: int,
+    starts: list[int],
+    lits: list[str],
+    a: int,
+    b: int,
+    first: int,
+    code: bool,
+    defined: tuple[str, ...],
+) -> list[tuple[ClauseRule, int, Hit]]:
+    """``(rule, sentence start, hit)`` of every hit of the clause rules in the reading's line
+    ``rt[ls:le]`` (offsets in ``rt``; a hit's offsets are relative to its sentence's start), in
+    the order of the sentences, then of ``crs.rules``, then of the hits. ``starts[a:b]`` and
+    ``lits[a:b]`` are the line's slot-literal occurrences, of which ``first`` opens the line's
+    first sentence; ``code``: the line is one unit (code block or frontmatter); ``fold``: how
+    ``folded`` was made from ``rt`` (0 the reading's case folding, 1 ``str.lower``, 2 not at all:
+    the occurrences differ). Memoised per rule set by (line text, ``fold``, ``code``,
+    ``defined``): a pure function of them (no slot literal holds a line feed, and case mappings
+    do not look across one), offsets kept relative to the line (emptied past
+    :data:`_MEMO_MAX` lines)."""
+    local = crs.__dict__.get("_line_local")
+    if local is None:
+        local = crs.__dict__["_line_local"] = not any("\n" in lit for lit in _ranked_literals(crs)[0])
+    memo = crs.__dict__.setdefault("_line_memo", {}) if local else {}
+    key = (rt[ls:le], fold, code, defined)
+    got = memo.get(key)
+    if got is None:
+        if len(memo) >= _MEMO_MAX:
+            memo.clear()
+        got = memo[key] = _line_hits_now(crs, rt, folded, ls, le, starts, lits, a, b, first, code, defined)
+    return [(cr, ls + us, h) for cr, us, h in got]
+
+
+def _line_hits_now(crs, rt, folded, ls, le, starts, lits, a, b, first, code, defined):
+    """:func:`_line_hits` computed (offsets relative to ``ls``)."""
+    triggers, word_start, dependent = crs.triggers, crs.word_start, crs.dependent
+    if code:
+        bounds = [ls, le]  # one line is one unit in code blocks and frontmatter
+    else:
+        bounds = [ls, *(m.end() for m in _SENTENCE_END.finditer(rt, ls, le)), le]
+    here = frozenset(lits[a:b])
+    units: list[tuple[int, int, int]] = []  # (start, end, start of the sentence before in its line)
+    for j in range(first, b):
+        o, lit = starts[j], lits[j]
         if lit not in triggers or (units and units[-1][0] <= o < units[-1][1]):
             continue
-        if lit in dependent:
-            # a partner slot's word ("stop", "✅") opens a sentence only when its partners are in the line
-            ls0 = rt.rfind("\n", 0, o) + 1
-            here = line_present.get(ls0)
-            if here is None:
-                le0 = rt.find("\n", o)
-                le0 = len(rt) if le0 < 0 else le0
-                here = line_present[ls0] = frozenset(lits[bisect_left(starts, ls0) : bisect_left(starts, le0)])
-            if not any(all(not g.isdisjoint(here) for g in need) for need in dependent[lit]):
+        if j > first:
+            if lit in dependent and not any(all(not g.isdisjoint(here) for g in need) for need in dependent[lit]):
                 continue
-        if o and lit in word_start and folded[o - 1] in _ASCII_WORD:
-            continue  # inside a word ("turn" in "returns"): no entry's match starts there
-        # a sentence lies within its line of the reading (soft wraps are joined): a line missing
-        # a slot group of every rule cannot hold a hit, and costs no sentence split
-        ls = rt.rfind("\n", 0, o) + 1
-        bounds = line_units.get(ls)
-        if bounds is None:
-            le = rt.find("\n", o)
-            le = len(rt) if le < 0 else le
-            if not _may_hold(crs, frozenset(lits[bisect_left(starts, ls) : bisect_left(starts, le)])):
-                bounds = []
-            elif _code_line(dc, t, rt, ls, le, o):
-                bounds = [ls, le]  # one line is one unit in code blocks and frontmatter
-            else:
-                bounds = [ls, *(m.end() for m in _SENTENCE_END.finditer(rt, ls, le)), le]
-            line_units[ls] = bounds
-        if not bounds:
-            continue
+            if o and lit in word_start and folded[o - 1] in _ASCII_WORD:
+                continue
         i = bisect_right(bounds, o) - 1
         if 0 <= i < len(bounds) - 1:
             units.append((bounds[i], bounds[i + 1], bounds[i - 1] if i > 0 else bounds[i]))
-    out: list[Finding] = []
-    seen: dict[str, list[Span]] = {}
-    defined: tuple[str, ...] | None = None
-    for k, (us, ue, ps) in enumerate(units):
-        if not k % 64:
-            scope.checkpoint()
+    got: list[tuple[ClauseRule, int, Hit]] = []
+    for us, ue, ps in units:
         sentence = rt[us:ue]
-        a, b = bisect_left(starts, us), bisect_left(starts, ue)
-        present = frozenset(lits[a:b])
+        present = frozenset(lits[bisect_left(starts, us, a, b) : bisect_left(starts, ue, a, b)])
         for cr in crs.rules:
-            terms: tuple[str, ...] = ()
-            if cr.family == "concealment":
-                if defined is None:
-                    defined = defined_action_terms(rt, cr)
-                terms = defined
+            terms = defined if cr.family == "concealment" else ()
             ante = cr.family == "waiver" and ps < us and _ANAPHORIC_DO.match(sentence) is not None
             if ante:
                 ante = bool(cr.slots["risky"].finditer(rt[ps:us])) if "risky" in cr.slots else False
             for h in _analysed(crs, cr, sentence, present, terms, ante):
-                f = _finding(cr, state, us + h.start, us + h.end, h)
-                if f is None:
-                    continue
-                spans = seen.setdefault(cr.rule.id, [])
-                if any(s < f.end and f.start < e for s, e in spans):
-                    continue
-                spans.append((f.start, f.end))
-                out.append(f)
-    return out
+                got.append((cr, us - ls, h))
+    return tuple(got)
 
 
 _MEMO_MAX = 20_000
