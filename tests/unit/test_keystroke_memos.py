@@ -95,6 +95,9 @@ def test_a_text_over_the_chunk_size_is_counted_by_paragraph_and_only_the_edited_
     """Past CHUNK_CHARS the paragraphs are still memoised: an edit of a 300 KB document encodes
     one paragraph, not the whole text (it did, about 15 ms per edit of the 294 KB corpus file)."""
     enc = tokens.encoding()
+    # an empty memo: one filled near its bound by earlier tests would be emptied half-way
+    monkeypatch.setattr(tokens, "_memo", {})
+    monkeypatch.setattr(tokens, "_memo_chars", 0)
     paras = [f"Section {i}: read the module, run `make test {i}`, then summarise what failed." for i in range(4000)]
     base = "\n\n".join(paras)
     assert len(base) > 5 * tokens.CHUNK_CHARS

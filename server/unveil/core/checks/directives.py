@@ -822,13 +822,41 @@ def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float
 def _run_rules(
     state: DocState, prules: PatternRules, kind: str | None, timeout: float, seen: dict, line_of
 ) -> list[Finding]:
-    """Every rule of ``prules`` that applies to ``kind`` on every reading of ``state``."""
+    """Every rule of ``prules`` that applies to ``kind`` on every reading of ``state``.
+
+    An open document's later version skips, with one set lookup each, the rules it would find
+    empty one pattern at a time (:func:`_quiet_keys`, kept with the reading's matches): a bundled
+    rule run on the normalised reading only, every pattern of which had no match in the previous
+    version, bounds that carried over and no literal near this version's edit
+    (:func:`_near_candidates`)."""
     out: list[Finding] = []
     user_spent = 0.0  # seconds all user (non-bundled) patterns took on this text: USER_BUDGET_S
     budget_noted = False
+    reading = state.targets.get("reading")
+    sess = reading.session if reading is not None else None
+    quiet: dict[str, tuple] | None = {} if sess is not None and not _timeouts else None
+    fast: dict[str, tuple] | None = None
+    hot: set[str] = set()
+    if quiet is not None and sess is not None and sess.base is not None and sess.reused:
+        kept = sess.base.quiet
+        if kept is not None and kept[0] is prules.rules and kept[1] == len(prules.rules):
+            fast = kept[2]
+            near = reading.near if reading.near is not None else _near_candidates(reading, sess, prules)  # type: ignore[union-attr,arg-type]
+            hot = {key[0] for key in near}
     for pr in prules.rules:
         if kind is not None and "*" not in pr.kinds and kind not in pr.kinds:
             continue
+        if fast is not None and pr.id not in hot:
+            keys = fast.get(pr.id)
+            if keys is not None:
+                entries = sess.entries  # type: ignore[union-attr]
+                for key in keys:
+                    entries[key] = _EMPTY_ENTRY
+                quiet[pr.id] = keys  # type: ignore[index]
+                if state.splices is not None:
+                    state.splices.skipped += len(keys)
+                    state.splices.quiet_rules += 1
+                continue
         _scope.checkpoint()  # a background analysis may wait here (never inside a timed search)
         user = _is_user(pr)
         if user and user_spent > USER_BUDGET_S:
@@ -903,7 +931,35 @@ def _run_rules(
                             data={"rule": pr.id, "offset": o},
                         )
                     )
+        if quiet is not None and not user and len(names) == 1 and not _timeouts:
+            keys = _quiet_keys(pr, sess)  # type: ignore[arg-type]
+            if keys is not None:
+                quiet[pr.id] = keys
+    if sess is not None:
+        sess.quiet = (prules.rules, len(prules.rules), quiet) if quiet is not None and not _timeouts else None
     return out
+
+
+def _quiet_keys(pr: PatternRule, sess: _SpliceSession) -> tuple | None:
+    """The keys of the patterns of ``pr`` when the next version may skip the whole rule
+    (:func:`_run_rules`): each pattern has a prefilter, no match in this version and splice
+    bounds within :data:`_NEAR_LB` and :data:`_NEAR_REACH`; else ``None``. A later version
+    whose bounds carry over (:meth:`~unveil.core.checks.splice.Session.reuse_bounds`) and with
+    none of these patterns among its :func:`_near_candidates` would find each of them empty
+    without a search in :func:`_scan_pattern`."""
+    keys = []
+    for i, pat in enumerate(pr.patterns):
+        if not (pr.prefilters[i] if i < len(pr.prefilters) else ()):
+            return None
+        b = sess.bounds.get((pr.id, i))
+        if b is None or b[0] > _NEAR_LB or b[1] > _NEAR_REACH:
+            return None
+        key = (pr.id, i, pat.pattern, pat.flags)
+        e = sess.entries.get(key)
+        if e is None or e.records:
+            return None
+        keys.append(key)
+    return tuple(keys)
 
 
 def _scan_pattern(

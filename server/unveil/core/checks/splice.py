@@ -163,9 +163,10 @@ class Reading:
     each class (a `regex` class source as in :func:`~unveil.core.checks.pattern_analysis.match_width`),
     an upper bound of its longest run in ``text`` (code points)."""
 
-    def __init__(self, text: str, entries: dict, runs: dict, bounds: dict | None = None) -> None:
+    def __init__(self, text: str, entries: dict, runs: dict, bounds: dict | None = None, quiet=None) -> None:
         self.text, self.entries, self.runs = text, entries, runs
         self.bounds = bounds or {}  # the caller's bounds per pattern for this text
+        self.quiet = quiet  # the caller's patterns known empty for this text and where (see Session.quiet)
 
 
 class Session:
@@ -182,6 +183,8 @@ class Session:
         self.runs: dict[str, int] = {}
         self.bounds: dict = {}  # the caller's bounds per pattern, for this version (see reuse_bounds)
         self.scratch: dict = {}  # the caller's other per-version values
+        self.reused = False  # whether bounds start from the previous version's (reuse_bounds)
+        self.quiet = None  # kept for the next version: the caller's record of patterns without a match
         self._exact_run = exact_run
 
     def run(self, cls: str) -> int:
@@ -209,6 +212,7 @@ class Session:
             return
         if all(self.run(cls) == v for cls, v in base.runs.items()):
             self.bounds = dict(base.bounds)
+            self.reused = True
 
     def bounds_of(self, pat) -> tuple[int, int] | None:
         """``(lb, reach)`` of the compiled pattern ``pat`` in :attr:`text` for :func:`splice`
@@ -272,6 +276,7 @@ class SpliceLog:
         self.readings: dict[str, Reading] = {}
         # for tests and profiles: pattern lists spliced, known empty without a search, searched in full
         self.spliced = self.skipped = self.full = 0
+        self.quiet_rules = 0  # rules skipped whole (their patterns counted in skipped too)
 
     def has_base(self, name: str) -> bool:
         """Whether a previous version of the reading ``name`` was kept."""
@@ -285,7 +290,7 @@ class SpliceLog:
     def commit(self, name: str, session: Session) -> None:
         """Keep what ``session`` found for the next version (a version whose analysis stopped
         before its end commits nothing: the previous one stays, as valid as it was)."""
-        self.readings[name] = Reading(session.text, session.entries, session.runs, session.bounds)
+        self.readings[name] = Reading(session.text, session.entries, session.runs, session.bounds, session.quiet)
 
 
 def splice(
