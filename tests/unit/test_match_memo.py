@@ -413,3 +413,38 @@ def test_rules_without_a_match_far_from_the_edit_are_skipped_whole_with_the_same
     typing = skipped[:30]
     assert sorted(typing)[len(typing) // 2] > n_rules // 2  # the median keystroke skips most rules whole
     assert skipped[40] == 0 and max(skipped[41:]) < 10
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_near_candidates_are_the_patterns_with_a_literal_of_each_clause_in_the_stretch(seed):
+    """``directives._near_candidates`` (one automaton pass for the prefilter literals of two code
+    points or more, a character set for the single ones, memoised by the literals present)
+    equals the plain definition: each pattern with every prefilter clause holding a literal that
+    ``in`` finds in the case-folded stretch. Texts built from the rules' own literals, so many
+    patterns qualify, and mixed case, CJK and lone surrogates (the automaton refuses those)."""
+    from types import SimpleNamespace
+
+    from unveil.core.checks.splice import Session
+
+    prules = directives.load_pattern_rules()
+    owners, counts, _auto = directives._literal_owners(prules)
+    lits = sorted(owners)
+    rng = random.Random(seed)
+    total = 0
+    for n in range(8):
+        words = [rng.choice(lits) for _ in range(rng.randrange(5, 120))]
+        words += rng.sample(["Ignore", "ALL", "别", "\udcff", " ", "\n", "~/.SSH/id_rsa", "curl"], 3)
+        rng.shuffle(words)
+        text = " ".join(words) if n % 3 else "".join(words)
+        t = SimpleNamespace(text=text, near=None)
+        got = directives._near_candidates(t, Session(None, text, lambda cls: 1), prules)
+        folded = text.casefold()
+        want = set()
+        for pr in prules.rules:
+            for i, pat in enumerate(pr.patterns):
+                clauses = pr.prefilters[i] if i < len(pr.prefilters) else ()
+                if clauses and all(any(lit in folded for lit in clause) for clause in clauses):
+                    want.add((pr.id, i, pat.pattern, pat.flags))
+        assert got == want and t.near is got
+        total += len(want)
+    assert total > 40

@@ -92,7 +92,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import regex
 
@@ -512,7 +512,7 @@ class _Target:
         self.spliced = False  # no whole-text literal index: an open document after its first version (_run)
         self.session: _SpliceSession | None = None  # the open document's splice session (_run)
         self.index: _LiteralIndex | None = None  # the rules' literal index (_run)
-        self.near: set | None = None  # _near_candidates of this version (computed on first use)
+        self.near: frozenset | None = None  # _near_candidates of this version (computed on first use)
         self._slices: dict[tuple[int, int], tuple[str, dict]] = {}  # folded stretches (splice prefilter)
 
     @property
@@ -1121,9 +1121,12 @@ _NEAR_REACH = 2048
 these share one literal scan of the stretch around an edit (:func:`_near_candidates`)."""
 
 
-def _literal_owners(prules: PatternRules) -> tuple[dict[str, list[tuple[tuple, int]]], dict[tuple, int]]:
-    """``(literal → [(pattern key, clause number)], pattern key → number of clauses)`` of the
-    prefilter clauses of every pattern of ``prules`` (computed once per rule list)."""
+def _literal_owners(prules: PatternRules) -> tuple[dict[str, list[tuple[tuple, int]]], dict[tuple, int], Any]:
+    """``(literal → [(pattern key, clause number)], pattern key → number of clauses, an
+    Aho–Corasick automaton of every such literal of two code points or more, or None)`` of the
+    prefilter clauses of every pattern of ``prules`` (computed once per rule list; the automaton
+    is ``None`` without ``ahocorasick_rs``). The single code points, which occur everywhere,
+    are looked up in the set of a stretch's characters instead."""
     got = getattr(prules, "_owners", None)
     if got is None or got[0] != (id(prules.rules), len(prules.rules)):
         owners: dict[str, list[tuple[tuple, int]]] = {}
@@ -1136,37 +1139,62 @@ def _literal_owners(prules: PatternRules) -> tuple[dict[str, list[tuple[tuple, i
                 for c, clause in enumerate(clauses):
                     for lit in clause:
                         owners.setdefault(lit, []).append((key, c))
-        got = ((id(prules.rules), len(prules.rules)), owners, counts)
+        auto = None
+        names = [lit for lit in owners if len(lit) > 1]
+        if names:
+            try:
+                import ahocorasick_rs
+
+                auto = ahocorasick_rs.AhoCorasick(names, matchkind=ahocorasick_rs.MatchKind.Standard)
+            except Exception:  # noqa: BLE001 - no automaton: each literal is looked for with `in`
+                auto = None
+        singles = [lit for lit in owners if len(lit) == 1]
+        got = ((id(prules.rules), len(prules.rules)), owners, counts, auto, {}, names, singles)
         prules._owners = got  # type: ignore[attr-defined]
-    return got[1], got[2]
+    return got[1], got[2], got[3]
 
 
-def _near_candidates(t: _Target, sess: _SpliceSession, prules: PatternRules | None) -> set:
+_NEAR_MEMO_MAX = 512
+"""Most sets of literals present whose candidate patterns :func:`_near_candidates` keeps."""
+
+
+def _near_candidates(t: _Target, sess: _SpliceSession, prules: PatternRules | None) -> frozenset:
     """The keys of the patterns that may match in the stretch around this version's edit that
     holds every match a splice searches for with bounds up to :data:`_NEAR_LB` and
     :data:`_NEAR_REACH`: those with a literal of each prefilter clause in it (one Aho–Corasick
-    pass over the stretch, ``str.__contains__`` for the short literals); computed once per version.
+    pass over the stretch for every prefilter literal); computed once per version, and memoised
+    per rule list by the set of literals present (typing in a line seldom changes it).
     A pattern outside this set, with no previous match and such bounds, has no match now."""
     got = sess.scratch.get("near")
     if got is None:
         a, b = sess.window(_NEAR_LB, _NEAR_REACH)
         folded = t.text[a:b].casefold()
-        owners, counts = _literal_owners(prules) if prules is not None else ({}, {})
-        index = t.index
-        scanned = index.scan(folded) if index is not None else None
-        if scanned is None or index is None:
-            present = [lit for lit in owners if lit in folded]
+        if prules is None:
+            got = frozenset()
         else:
-            short = getattr(index, "short_owners", None)
-            if short is None:
-                long = set(index.literals)
-                short = index.short_owners = [lit for lit in owners if lit not in long]  # type: ignore[attr-defined]
-            present = [*scanned[1], *(lit for lit in short if lit in folded)]
-        sat: dict[tuple, set[int]] = {}
-        for lit in present:
-            for key, c in owners.get(lit, ()):
-                sat.setdefault(key, set()).add(c)
-        got = sess.scratch["near"] = {key for key, cs in sat.items() if len(cs) == counts[key]}
+            owners, counts, auto = _literal_owners(prules)
+            present: frozenset[str] | None = None
+            if auto is not None:
+                lits, singles = prules._owners[5], prules._owners[6]  # type: ignore[attr-defined]
+                try:
+                    found = {i for i, _s, _e in auto.find_matches_as_indexes(folded, overlapping=True)}
+                    chars = set(folded)
+                    present = frozenset([*(lits[i] for i in found), *(c for c in singles if c in chars)])
+                except UnicodeError:  # lone surrogates: the library cannot take them
+                    present = None
+            if present is None:
+                present = frozenset(lit for lit in owners if lit in folded)
+            memo = prules._owners[4]  # type: ignore[attr-defined]
+            got = memo.get(present)
+            if got is None:
+                sat: dict[tuple, set[int]] = {}
+                for lit in present:
+                    for key, c in owners.get(lit, ()):
+                        sat.setdefault(key, set()).add(c)
+                if len(memo) >= _NEAR_MEMO_MAX:
+                    memo.clear()
+                got = memo[present] = frozenset(key for key, cs in sat.items() if len(cs) == counts[key])
+        sess.scratch["near"] = got
         t.near = got
     return got
 
