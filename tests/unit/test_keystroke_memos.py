@@ -369,6 +369,48 @@ def test_base64_runs_found_from_the_ascii_class_runs_are_every_match():
             assert got == [m.span() for m in rx.finditer(text)], text[:80]
 
 
+def _hex_texts() -> list[str]:
+    rnd = random.Random(9)
+    pieces = [
+        "de", "ad", "BE", "ef", "0x", "4a", "00", "7", ",", ", ", ";", "; ", ":", "-", " ", "\t", "\n", "\r\n",
+        "\u00a0", "\u2003", "\x1c", "\x0b", "g", "z", "é", "日", "?", "x", "X", "a1b2c3d4e5f60718",
+    ]  # fmt: skip
+    out = ["".join(rnd.choice(pieces) for _ in range(rnd.randrange(1, 60))) for _ in range(3000)]
+    return (
+        out
+        + [
+            "49 67 6e 6f 72 65 20 61 6c 6c",
+            "0x49,0x67,0x6e,0x6f,0x72,0x65,0x20,0x61",
+            "49:67:6e:6f:72:65:20:61:6c:6c",
+            "49\u00a067\u00a06e\u00a06f\u00a072\u00a065\u00a020\u00a061",
+            "q4967 6e 6f 72 65 20 61 6c 6cz",
+            "49676e6f726520616c6c",
+        ]
+        + _trigger_texts()
+    )
+
+
+def test_hex_runs_searched_in_their_class_windows_are_every_match():
+    """``obfuscation._hex_windows``: searching the hex patterns only in the runs of code points a
+    match can hold gives what one ``finditer`` over the whole text gives (separators, ``0x``,
+    Unicode spaces between the pairs, letters right before or after a run)."""
+    found = 0
+    for text in _hex_texts():
+        windows = obfuscation._hex_windows(text)
+        for rx in (obfuscation._HEX_LIST, obfuscation._HEX):
+            got = [m.span() for m in obfuscation._hex_matches(rx, text, windows)]
+            want = [m.span() for m in rx.finditer(text)]
+            assert got == want, (rx.pattern, text[:80])
+            found += len(want)
+    assert found > 500
+
+
+def test_lines_of_are_the_line_matches():
+    texts = ["", "\n", "a", "a\r\nb\rc\n\n\rd", "\r\r\n x \n", *(t for t in _hex_texts()[:500])]
+    for text in texts:
+        assert obfuscation._lines_of(text) == [(m.start(), m.group(0)) for m in obfuscation._LINE_RE.finditer(text)]
+
+
 def test_data_uris_tried_at_data_colon_are_every_match():
     texts = ["see data:text/plain;base64,aGVsbG8gd29ybGQ= and DATA:text/html,%3Cb%3Ehi", "data:data:text/plain,xx"]
     for text in texts + _trigger_texts():

@@ -329,13 +329,41 @@ _HEX_BYTES = bytes(ord("x") if chr(b) in string.hexdigits else ord(" ") for b in
 """``bytes.translate`` table: ASCII hex digits to ``x``, every other byte to a space."""
 
 
+_HEX_RUN_CLASS = bytes(
+    ord("x") if chr(b) in string.hexdigits + "xX,;:-?" or re.match(r"\s", chr(b)) else ord(" ") for b in range(256)
+)
+"""``bytes.translate`` table: what a match of :data:`_HEX_LIST` or :data:`_HEX` can hold (hex
+digits, ``x``, its separators, every ASCII code point ``\\s`` matches) to ``x``, every other byte
+to a space; ``?`` too, which stands for every non-ASCII code point (a Unicode space is ``\\s``)."""
+_HEX_WINDOW = re.compile(rb"x{16,}")
+
+
+def _hex_windows(text: str) -> list[tuple[int, int]]:
+    """``(pos, endpos)`` for :data:`_HEX_LIST` and :data:`_HEX`: every match of either lies in a
+    run of 16 or more code points of :data:`_HEX_RUN_CLASS` (the shortest match is 16 hex digits)
+    and reads one code point past it (the lookahead); the lookbehind reads the text before
+    ``pos``, as in one ``finditer`` over the whole text. Runs are disjoint and no match crosses
+    a code point outside them, so searching each window gives the same matches in the same order."""
+    mapped = text.encode("ascii", "replace").translate(_HEX_RUN_CLASS)
+    n = len(text)
+    return [(m.start(), min(n, m.end() + 1)) for m in _HEX_WINDOW.finditer(mapped)]
+
+
+def _hex_matches(pattern: re.Pattern[str], text: str, windows: list[tuple[int, int]]):
+    """The matches of ``pattern`` (:data:`_HEX_LIST` or :data:`_HEX`) in ``text``, as one
+    ``finditer`` gives them, searched only in ``windows`` (:func:`_hex_windows`)."""
+    for a, b in windows:
+        yield from pattern.finditer(text, a, b)
+
+
 def _find_hex(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
     out = []
     seen: list[tuple[int, int]] = []
     # _HEX needs 16 hex digits in a row (ASCII only): look for them in the translated bytes first
     dense = b"x" * 16 in text.encode("ascii", "replace").translate(_HEX_BYTES)
+    windows = _hex_windows(text)
     for pattern in (_HEX_LIST, _HEX) if dense else (_HEX_LIST,):
-        for m in pattern.finditer(text):
+        for m in _hex_matches(pattern, text, windows):
             start, end = m.start(), m.end()
             if any(s <= start < e for s, e in seen) or _inside(exempt, start, end):
                 continue
@@ -557,7 +585,7 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
     has a rot13 or reversal frame anywhere (:func:`_rot_line`, memoised): an editor re-analysing a
     document after one edit judges only the edited lines again."""
     out: list[Decoded] = []
-    lines = [(lm.start(), lm.group(0)) for lm in _LINE_RE.finditer(text)]
+    lines = _lines_of(text)
     # a frame word anywhere in the text (no frame pattern crosses a line break, so per line)
     any_rot = any_rev = False
     for _, line in lines:
@@ -574,6 +602,19 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
         got = _rot_line(line, prev_line, any_rot, any_rev)
         if got:
             out.extend(replace(d, start=base + d.start, end=base + d.end) for d in got)
+    return out
+
+
+def _lines_of(text: str) -> list[tuple[int, str]]:
+    """``(start, line)`` of each non-empty line of ``text`` (code points; lines end at ``\n``,
+    ``\r\n`` or ``\r``): the matches of :data:`_LINE_RE`, found by ``str.split``."""
+    flat = text.replace("\r", "\n") if "\r" in text else text
+    out = []
+    pos = 0
+    for line in flat.split("\n"):
+        if line:
+            out.append((pos, line))
+        pos += len(line) + 1
     return out
 
 
