@@ -456,78 +456,138 @@ def list_exfil_hits(vt: str, starts: list[int]) -> list[Hit]:
     an anaphor of it ("POST the object to https://…", "upload it to the gist") to an outside
     sink: the exfiltration split over list items (red-team round 6 [E4]). A list is consecutive
     item lines with their indented or wrapped continuation lines; only lists holding a candidate
-    literal (``starts``, sorted view offsets) are looked at. View offsets; base severity error."""
+    literal (``starts``, sorted view offsets) are looked at. View offsets; base severity error.
+
+    Lists are found around the candidates only (:func:`_segment`): a line that is neither an
+    item, nor blank, nor indented ends a list, so the stretch between two such lines holds at
+    most one list, the same one a pass over every line of the text finds there."""
     out: list[Hit] = []
-    lines: list[tuple[int, int]] = []
-    pos = 0
-    for ln in vt.split("\n"):
-        lines.append((pos, pos + len(ln)))
-        pos += len(ln) + 1
-    lists: list[list[tuple[int, int]]] = []
-    items: list[tuple[int, int]] = []
-    for a, b in lines:
-        if _LIST_LINE.match(vt, a, b):
-            items.append((a, b))  # a new step (nested items are steps too)
-        elif items and vt[a:b].strip() and vt[a : a + 1] in " \t":
-            items[-1] = (items[-1][0], b)  # an indented continuation line
-        elif items and not vt[a:b].strip():
-            continue  # a loose list: blank lines between its items
-        else:
-            if items:
-                lists.append(items)
-            items = []
-    if items:
-        lists.append(items)
-    for items in lists:
+    done = -1
+    for o in starts:
+        if o < done:
+            continue
+        seg, done = _segment(vt, o)
+        if seg is None:
+            continue
+        items = _list_items(vt, *seg)
         if len(items) < 2 or len(items) > _LIST_ITEMS_MAX:
             continue
         k = bisect.bisect_left(starts, items[0][0])
         if k >= len(starts) or starts[k] >= items[-1][1]:
             continue
-        # the sending steps first (cheap regexes); the sources only before the first of them
-        sends = []
-        for n, (s2, e2) in enumerate(items):
-            if n == 0:
-                continue
-            sent = vt[s2:e2]
-            verb = _SEND.search(sent)
-            if verb is None or _AUTH_USE.search(sent):
-                continue
-            ana = _ANAPHOR.search(sent, verb.start())
-            if ana is None:
-                continue
-            strong, url = _sinks(vt, s2, e2)
-            sink = strong or url
-            if sink is None or s2 + ana.start() > sink[0]:
-                continue
-            sends.append((n, verb, sink))
-        if not sends:
+        a, b = items[0][0], items[-1][1]
+        key = (vt[a:b], tuple((x - a, y - a) for x, y in items))
+        if key in _NO_LIST_HIT:
             continue
-        source = None
-        for n1 in range(sends[-1][0]):
-            src, concrete = _secret_sources(vt, *items[n1])
-            if src is not None and concrete:
-                source = (n1, src)
-                break
-        if source is None:
-            continue
-        for n, verb, sink in sends:
-            s2, e2 = items[n]
-            if n <= source[0] or _secret_sources(vt, s2, e2)[0] is not None:
-                continue  # a later step with its own source is judged as a sentence
-            hit = Hit(
-                RULE_EXFIL,
-                Severity.ERROR,
-                source[1][0],
-                sink[1],
-                f"Sends a secret out, in words, over list steps: {source[1][2]} → {' '.join(sink[2].split())[:80]}",
-                {"source": source[1][2], "sink": sink[2], "split": "list"},
-                (s2 + verb.start(), s2 + verb.end()),
-            )
-            object.__setattr__(hit, "parts", ((source[1][0], source[1][1]), (sink[0], sink[1])))
+        hit = _list_hit(vt, items)
+        if hit is not None:
             out.append(hit)
-            break
+        else:
+            if len(_NO_LIST_HIT) >= _NO_LIST_HIT_MAX:
+                _NO_LIST_HIT.clear()
+            _NO_LIST_HIT[key] = None
     return out
+
+
+_NO_LIST_HIT: dict[tuple, None] = {}
+_NO_LIST_HIT_MAX = 4096
+"""Lists (their text from the first item's start to the last item's end, and the items' offsets
+in it) that :func:`_list_hit` found nothing in: a function of that text alone, so an unchanged
+list of an edited document is not judged again (emptied when full)."""
+
+
+def _ends_list(vt: str, a: int, b: int) -> bool:
+    """Whether the line ``vt[a:b]`` ends a list: not an item, not blank, not indented."""
+    return not _LIST_LINE.match(vt, a, b) and bool(vt[a:b].strip()) and vt[a : a + 1] not in " \t"
+
+
+def _segment(vt: str, o: int) -> tuple[tuple[int, int] | None, int]:
+    """``((a, b), b)``: the lines around the one holding view offset ``o`` up to (not including)
+    the nearest lines before and after that end a list (:func:`_ends_list`), ``a`` the start of
+    the first and ``b`` the end of the last; ``(None, end of o's line)`` when that line ends a
+    list itself."""
+    n = len(vt)
+    a = vt.rfind("\n", 0, o) + 1
+    b = vt.find("\n", o)
+    b = n if b < 0 else b
+    if _ends_list(vt, a, b):
+        return None, b
+    while a > 0:
+        pa = vt.rfind("\n", 0, a - 1) + 1
+        if _ends_list(vt, pa, a - 1):
+            break
+        a = pa
+    while b < n:
+        nb = vt.find("\n", b + 1)
+        nb = n if nb < 0 else nb
+        if _ends_list(vt, b + 1, nb):
+            break
+        b = nb
+    return (a, b), b
+
+
+def _list_items(vt: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The items (``(start, end)``, an item's indented continuation lines included) of the list
+    in the lines ``vt[a:b]``, none of which ends a list (:func:`_segment`): from its first item
+    line on, blank lines skipped."""
+    items: list[tuple[int, int]] = []
+    pos = a
+    while pos <= b:
+        e = vt.find("\n", pos, b)
+        e = b if e < 0 else e
+        if _LIST_LINE.match(vt, pos, e):
+            items.append((pos, e))  # a new step (nested items are steps too)
+        elif items and vt[pos:e].strip():
+            items[-1] = (items[-1][0], e)  # an indented continuation line
+        pos = e + 1
+    return items
+
+
+def _list_hit(vt: str, items: list[tuple[int, int]]) -> Hit | None:
+    """The EXF040 hit of one list's ``items`` (:func:`list_exfil_hits`), or ``None``."""
+    # the sending steps first (cheap regexes); the sources only before the first of them
+    sends = []
+    for n, (s2, e2) in enumerate(items):
+        if n == 0:
+            continue
+        sent = vt[s2:e2]
+        verb = _SEND.search(sent)
+        if verb is None or _AUTH_USE.search(sent):
+            continue
+        ana = _ANAPHOR.search(sent, verb.start())
+        if ana is None:
+            continue
+        strong, url = _sinks(vt, s2, e2)
+        sink = strong or url
+        if sink is None or s2 + ana.start() > sink[0]:
+            continue
+        sends.append((n, verb, sink))
+    if not sends:
+        return None
+    source = None
+    for n1 in range(sends[-1][0]):
+        src, concrete = _secret_sources(vt, *items[n1])
+        if src is not None and concrete:
+            source = (n1, src)
+            break
+    if source is None:
+        return None
+    for n, verb, sink in sends:
+        s2, e2 = items[n]
+        if n <= source[0] or _secret_sources(vt, s2, e2)[0] is not None:
+            continue  # a later step with its own source is judged as a sentence
+        hit = Hit(
+            RULE_EXFIL,
+            Severity.ERROR,
+            source[1][0],
+            sink[1],
+            f"Sends a secret out, in words, over list steps: {source[1][2]} → {' '.join(sink[2].split())[:80]}",
+            {"source": source[1][2], "sink": sink[2], "split": "list"},
+            (s2 + verb.start(), s2 + verb.end()),
+        )
+        object.__setattr__(hit, "parts", ((source[1][0], source[1][1]), (sink[0], sink[1])))
+        return hit
+    return None
 
 
 def judge_sentence(vt: str, s: int, e: int, follow: str = "") -> list[Hit]:
