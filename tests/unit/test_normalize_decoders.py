@@ -440,3 +440,45 @@ def test_raw_rule_still_fires_through_emphasis_on_the_view():
     secs = [x for x in fired(text) if x[0] == "SEC001"]
     assert len(secs) == 1
     assert text[secs[0][3].start : secs[0][3].end].find(key) >= 0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_model_view_pass_lines_are_every_line_a_rewritten_span_touches(seed):
+    """The model view pass's lines (``changed()``) are, for each source span the reading
+    rewrote, every view line from the one holding its start to the one holding its last code
+    point, over generated documents with rewrites inside a line and across lines (soft wraps,
+    emphasis, entities, list continuations, non-ASCII views)."""
+    import random
+    from bisect import bisect_right
+
+    rng = random.Random(seed)
+    pieces = [
+        "Plain words here",
+        "**bold**",
+        "_it_",
+        "&amp;",
+        "é",
+        "\u200b",
+        "\n",
+        "\n\n",
+        "- item",
+        "  wrapped",
+        "~~x~~",
+    ]
+    multi = 0
+    for _ in range(30):
+        text = " ".join(rng.choice(pieces) for _ in range(rng.randrange(5, 60))) + "\n"
+        state = directives.doc_state(text, None)
+        view = state.targets["view"]
+        assert view is not None and view.changed is not None
+        spans = directives._rewritten(state.reading)
+        mv = state.dc.view
+        starts = view.line_index().starts
+        want: set[int] = set()
+        for a, b in spans:
+            va, vb = mv.view_offset(a), max(mv.view_offset(a), mv.view_offset(b) - 1)
+            la, lb = bisect_right(starts, va) - 1, bisect_right(starts, vb) - 1
+            want.update(range(max(0, la), lb + 1))
+        assert view.changed() == want, text
+        multi += any(text.count("\n", a, b) for a, b in spans)
+    assert multi > 5  # spans across lines among them

@@ -551,10 +551,16 @@ class _Target:
                 lines = self.line_index()
                 starts = lines.starts
                 got: set[int] = set()
+                vo = view.view_offset
+                add = got.add
                 for a, b in source_spans:
-                    va, vb = view.view_offset(a), max(view.view_offset(a), view.view_offset(b) - 1)
-                    la, lb = bisect_right(starts, va) - 1, bisect_right(starts, vb) - 1
-                    got.update(range(max(0, la), lb + 1))
+                    va = vo(a)
+                    vb = max(va, vo(b) - 1)
+                    la = bisect_right(starts, va) - 1
+                    if starts[la + 1 if la + 1 < len(starts) else la] > vb:  # one line (the usual case)
+                        add(max(0, la))
+                    else:
+                        got.update(range(max(0, la), bisect_right(starts, vb)))
                 memo.append(got)
             return memo[0]
 
