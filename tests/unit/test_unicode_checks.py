@@ -621,3 +621,40 @@ def test_synthetic_corpus_case_found_at_labelled_line(name, category, line):
 def test_synthetic_rtl_negative_is_quiet():
     path = CORPUS / "synthetic" / "51_neg_rtl_localisation.md"
     assert uni(path.read_text(encoding="utf-8"), str(path)) == []
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ascii_control_spans_are_the_pattern_matches(seed):
+    """``candidates.ascii_control_spans`` (class runs from translated ASCII bytes, lone CRs apart)
+    gives the spans of one ``ASCII_CONTROLS.finditer``: C0 controls, DEL, CR alone or before LF,
+    at the ends, next to non-ASCII code points and lone surrogates."""
+    import random
+
+    from unveil.core.checks.unicode.candidates import ASCII_CONTROLS, ascii_control_spans
+
+    rng = random.Random(seed)
+    pieces = [
+        "a",
+        " ",
+        "\n",
+        "\r",
+        "\r\n",
+        "\x00",
+        "\x07",
+        "\x0b",
+        "\x1b",
+        "\x1f",
+        "\x7f",
+        "\t",
+        "é",
+        "\u200b",
+        "\udcff",
+        "?",
+    ]
+    found = 0
+    for _ in range(400):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 40)))
+        want = [m.span() for m in ASCII_CONTROLS.finditer(text)]
+        assert ascii_control_spans(text) == want, repr(text)
+        found += len(want)
+    assert found > 1000

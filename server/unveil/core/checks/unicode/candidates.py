@@ -13,6 +13,27 @@ import regex
 # --------------------------------------------------------------------------------------------
 # ASCII controls that matter (everything in C0 but TAB/LF, CR only when not part of CRLF, DEL).
 ASCII_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+|\r(?!\n)")
+_CONTROL_BYTES = bytes(
+    ord("x") if re.match(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", chr(b)) else ord(" ") for b in range(256)
+)
+"""``bytes.translate`` table: the code points of :data:`ASCII_CONTROLS`'s class to ``x``, every
+other byte (and so every non-ASCII code point, encoded as ``?``) to a space."""
+_X_RUNS = re.compile(rb"x+")
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def ascii_control_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of :data:`ASCII_CONTROLS`'s matches in ``text``, in order. The class runs are
+    found in the text's ASCII bytes (one byte per code point, others as ``?``), translated to
+    ``x`` and space (the alternation made every position of a 300 KB text try both branches:
+    about 70 MB/s); ``\r`` is looked at only where the text has one. A class run holds no
+    ``\r``, so the two lists never overlap."""
+    mapped = text.encode("ascii", "replace").translate(_CONTROL_BYTES)
+    spans = [m.span() for m in _X_RUNS.finditer(mapped)] if b"x" in mapped else []
+    if "\r" in text:
+        spans += [m.span() for m in _LONE_CR.finditer(text)]
+        spans.sort()
+    return spans
 
 
 NON_ASCII = re.compile(r"[^\x00-\x7f]+")

@@ -8,7 +8,7 @@ from typing import Iterable, Iterator
 
 from unveil.core.checks.unicode.bidi import bidi, bidi_mark
 from unveil.core.checks.unicode.blanks import blank
-from unveil.core.checks.unicode.candidates import ASCII_CONTROLS
+from unveil.core.checks.unicode.candidates import ascii_control_spans
 from unveil.core.checks.unicode.confusables import confusables
 from unveil.core.checks.unicode.controls import control, line_sep
 from unveil.core.checks.unicode.invisible import math_op, other_di, tags, zero_width
@@ -129,7 +129,7 @@ def check(ctx) -> Iterable[Finding]:
     included).
     """
     text = ctx.doc.text
-    if text.isascii() and not ASCII_CONTROLS.search(text):
+    if text.isascii() and not ascii_control_spans(text):
         return []
     return run_scan(Scan(ctx))
 

@@ -11,12 +11,12 @@ from typing import Iterator
 import regex
 
 from unveil.core.checks.unicode.candidates import (
-    ASCII_CONTROLS,
     CANDIDATE,
     DEFAULT_IGNORABLE,
     NO_BREAK_SPACES,
     NON_ASCII,
     RTL_LETTER,
+    ascii_control_spans,
     bucket_of,
 )
 from unveil.core.checks.unicode.messages import codepoint_ids, counted_labels, quote, remove_fix, remove_spans_fix
@@ -143,7 +143,7 @@ class Scan:
     def candidate_pieces(self) -> list[tuple[int, int, str]]:
         """Maximal runs of candidate code points, split where the bucket changes, in order."""
         text = self.text
-        spans: list[tuple[int, int]] = [m.span() for m in ASCII_CONTROLS.finditer(text)]
+        spans: list[tuple[int, int]] = ascii_control_spans(text)
         extra = len(text.encode("utf-8", "surrogatepass")) - len(text)
         if extra * 20 > len(text):  # dense non-ASCII text: one pass over everything
             self.segments = [(0, len(text))]
