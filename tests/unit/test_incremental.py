@@ -310,3 +310,28 @@ def test_escalation_prose_forms_spliced_across_edits_equal_a_fresh_analysis():
         assert any(f.rule.startswith("PRV") for f in want.findings)
     kept = cache.splices.readings["escalation"].entries
     assert {"no-verify-prose", "admin-merge-prose"} <= set(kept)
+
+
+def test_the_normalize_rule_equals_markdown_its():
+    """``markdown.normalize_source`` (the core rule the parser uses) leaves the source markdown-it's
+    own ``normalize`` leaves: CRLF, lone CR, CR CR LF, NUL, at the ends and nowhere."""
+    import itertools
+
+    from markdown_it.rules_core.normalize import normalize as upstream
+
+    class State:
+        def __init__(self, src):
+            self.src = src
+
+    pieces = ["a", "\r", "\n", "\r\n", "\0", "é", " "]
+    seen = 0
+    for n in range(5):
+        for combo in itertools.product(pieces, repeat=n):
+            text = "".join(combo)
+            a, b = State(text), State(text)
+            markdown.normalize_source(a)
+            upstream(b)
+            assert a.src == b.src, repr(text)
+            seen += 1
+    assert seen == sum(7**n for n in range(5))
+    assert [r.fn for r in markdown._parser().core.ruler.__rules__ if r.name == "normalize"] == [markdown.normalize_source]

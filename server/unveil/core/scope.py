@@ -101,3 +101,9 @@ def shared(kind: str, text: str, extra: object, build: Callable[[], T], keep: in
     if keep is not None and len(entries) > keep:
         del entries[next(iter(entries))]
     return value
+
+
+def lowered(text: str) -> str:
+    """``text.lower()``, computed once per string in the current analysis (the decoders' triggers,
+    their ``data:`` search and the prose candidates each lowered the whole text)."""
+    return shared("lower", text, None, text.lower)

@@ -1043,7 +1043,7 @@ def _data_matches(text: str):
     """The matches of :data:`_DATA` in ``text``, as one ``finditer`` gives them: each starts at
     an occurrence of ``data:`` (no other code point case-folds to its letters), so only those
     are tried, past the end of the last match (a plain ``finditer`` when lower-casing moves offsets)."""
-    low = text.lower()
+    low = _scope.lowered(text)
     if len(low) != len(text):
         yield from _DATA.finditer(text)
         return
@@ -1276,7 +1276,7 @@ class _TriggerProbe:
             return any(needle in mapped for needle in fast[1])
         if trigger.pattern == "(?i)data:":  # no other code point case-folds to d, a, t or ":"
             if self._lower is None:
-                self._lower = self.text.lower()
+                self._lower = _scope.lowered(self.text)
             return "data:" in self._lower
         return bool(trigger.search(self.text))
 

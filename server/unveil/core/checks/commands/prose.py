@@ -56,6 +56,7 @@ from functools import lru_cache
 from typing import Iterable
 
 from unveil.core import context as cx
+from unveil.core import scope
 from unveil.core.checks import obfuscation
 from unveil.core.checks.commands.locations import load_locations, match_location, secret_in
 from unveil.core.checks.directives import doc_state
@@ -257,7 +258,7 @@ def candidates(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` code-point offsets in ``text`` of every candidate literal, in order:
     one Aho–Corasick pass over the lower-cased text (a regex alternation when case folding
     changes the length or the automaton is missing)."""
-    low = text.lower()
+    low = scope.lowered(text)
     auto = _automaton()
     if auto is not None and len(low) == len(text):
         return [(a, b) for _i, a, b in auto.find_matches_as_indexes(low)]
