@@ -334,4 +334,6 @@ def test_the_normalize_rule_equals_markdown_its():
             assert a.src == b.src, repr(text)
             seen += 1
     assert seen == sum(7**n for n in range(5))
-    assert [r.fn for r in markdown._parser().core.ruler.__rules__ if r.name == "normalize"] == [markdown.normalize_source]
+    assert [r.fn for r in markdown._parser().core.ruler.__rules__ if r.name == "normalize"] == [
+        markdown.normalize_source
+    ]

@@ -354,6 +354,31 @@ def test_fast_decoder_triggers_answer_as_their_regular_expressions():
             assert probe.occurs(t) == bool(t.search(text)), (t.pattern, text[:80])
 
 
+def test_literal_triggers_answer_as_their_regular_expressions():
+    """A trigger answered by ``in`` tests of substrings every match holds (``_LITERAL_TRIGGERS``)
+    says what its regular expression says, over texts made of its alternatives' pieces."""
+    import random
+
+    triggers = [
+        d.trigger
+        for d in obfuscation.DECODERS
+        if d.trigger is not None and d.trigger.pattern in obfuscation._LITERAL_TRIGGERS
+    ]
+    assert [t.pattern for t in triggers] == list(obfuscation._LITERAL_TRIGGERS)
+    rng = random.Random(4)
+    pieces = ["fromCharCode(", "fromCodePoint", "chr(", "chr ", "chr,", "chr)", "chrx", "[Char]", "[char", "bytes(",
+              "bytes ", "bytearray(", "Buffer.from", "Buffer", "Uint8Array", "TextDecoder", ".decode(", "decode(",
+              "pack(", "unpack(", "Chr$(", "Chr(", "Chr$", "CHR(", "CHR", "x", " ", "\n", "é"]  # fmt: skip
+    hits = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 4)))
+        for t in triggers:
+            want = bool(t.search(text))
+            assert obfuscation._TriggerProbe(text).occurs(t) == want, (t.pattern, text)
+            hits += want
+    assert 500 < hits < 3000
+
+
 def _b64_texts() -> list[str]:
     rnd = random.Random(8)
     pieces = ["SWdub3JlIGFsbCBwcmV2aW91cw", "==", "=", "-", "_", "+", "/", " ", "\n", "é", "日", "x" * 15, "a" * 16]

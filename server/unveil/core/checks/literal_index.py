@@ -42,6 +42,9 @@ plus the information separators U+001C..U+001F (checked over every code point wh
 written); a text with a separator takes the `regex` form. Tests compare both forms."""
 
 
+_LINE_FEED = re.compile("\n")
+
+
 class Lines:
     """Line index of the case-folded model view, for running single-line patterns only on the
     lines that hold their literals. Usable only when case folding kept every offset."""
@@ -58,13 +61,7 @@ class Lines:
         # (absent: not indexed, or it does not occur when present[literal] is False)
         self.positions: dict[str, list[int]] = {}
         self.indexed: set[str] = set()
-        self.starts = [0]
-        if self.ok:
-            find = folded.find
-            i = find("\n")
-            while i >= 0:
-                self.starts.append(i + 1)
-                i = find("\n", i + 1)
+        self.starts = [0] + [m.end() for m in _LINE_FEED.finditer(folded)] if self.ok else [0]
         self.n = len(self.starts)
         self.lines_of: dict[str, set[int] | None] = {}
         self.memo: MatchMemo | None = None  # an open document's memo: per-stretch run summaries

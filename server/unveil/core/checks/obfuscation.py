@@ -1259,6 +1259,28 @@ bytes (every other code point becomes ``?``, in none of the classes) mapped by a
 table: the same answer as the regular expression at a fraction of its cost."""
 
 
+_LITERAL_TRIGGERS: dict[str, tuple[str, ...]] = {
+    r"fromCharCode|fromCodePoint|chr[(, )]|\[[Cc]har|bytes\(|bytearray\(|Buffer\.from|Uint8Array|TextDecoder|\.decode\(|pack\(|Chr\$?\(|CHR\(": (
+        "fromC",
+        "chr",
+        "[Char",
+        "[char",
+        "bytes(",
+        "bytearray(",
+        "Buffer.from",
+        "Uint8Array",
+        "TextDecoder",
+        ".decode(",
+        "pack(",
+        "Chr",
+        "CHR(",
+    ),
+}
+"""Decoder triggers that are alternations of literals: one of these substrings occurs in every
+match, so a text without any is answered by ``in`` tests (a search of the alternation reads a
+300 KB text at about 160 MB/s, the ``in`` tests at memory speed)."""
+
+
 class _TriggerProbe:
     """Whether a decoder's trigger occurs in one text (:func:`find_encoded`)."""
 
@@ -1274,6 +1296,9 @@ class _TriggerProbe:
                 self._ascii = self.text.encode("ascii", "replace")
             mapped = self._ascii.translate(fast[0])
             return any(needle in mapped for needle in fast[1])
+        needed = _LITERAL_TRIGGERS.get(trigger.pattern)
+        if needed is not None and not any(lit in self.text for lit in needed):
+            return False  # (every match holds one of these: no search)
         if trigger.pattern == "(?i)data:":  # no other code point case-folds to d, a, t or ":"
             if self._lower is None:
                 self._lower = _scope.lowered(self.text)
