@@ -277,10 +277,8 @@ def _find_base64(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
                 continue
             if urlsafe and "_" not in run and "-" not in run:
                 continue  # plain alphabet: handled by the standard pass
-            if not _MIXED.search(run) or run.isdigit() or run.isalpha() and (run.islower() or run.isupper()):
-                continue  # a word or a number, not an encoding
-            decoded = _b64decode(run, urlsafe)
-            if decoded is None or not _textlike(decoded):
+            decoded = _b64_text(run, urlsafe)
+            if decoded is None:
                 continue
             if _inside(exempt, start, end):
                 continue
@@ -309,6 +307,29 @@ def _find_base64(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
                 quiet=not strong,
             )
     return list(out.values())
+
+
+_B64_TEXT: dict[tuple[str, bool], str | None] = {}
+_B64_TEXT_MAX = 20_000
+
+
+def _b64_text(run: str, urlsafe: bool) -> str | None:
+    """The text a base64 (``urlsafe``: base64url) run decodes to, or ``None`` when the run is a
+    word or a number, does not decode, or decodes to something that is not text
+    (:func:`_textlike`): a function of the run alone, memoised (an edited document has the same
+    runs again; the memo is emptied past :data:`_B64_TEXT_MAX` runs)."""
+    key = (run, urlsafe)
+    if key in _B64_TEXT:
+        return _B64_TEXT[key]
+    decoded = None
+    if _MIXED.search(run) and not run.isdigit() and not (run.isalpha() and (run.islower() or run.isupper())):
+        decoded = _b64decode(run, urlsafe)
+        if decoded is not None and not _textlike(decoded):
+            decoded = None
+    if len(_B64_TEXT) >= _B64_TEXT_MAX:
+        _B64_TEXT.clear()
+    _B64_TEXT[key] = decoded
+    return decoded
 
 
 _B64_RUN = re.compile(rb"x{16,}")
