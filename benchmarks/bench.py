@@ -1146,7 +1146,9 @@ def render(r: dict, before: dict | None = None) -> str:
     if before:
         lines += [
             f"Before: `{before.get('commit')}`, {before.get('date')}, with its own interleaved agnix runs "
-            "(the ratio in brackets is to agnix in that run; the LSP before/after servers ran at the same time).",
+            "(the ratio in brackets is to agnix in that run). The language server rows have no agnix run to "
+            "divide by: the two runs' figures were taken minutes apart, each under the machine's load at the time, "
+            "so compare them with care (paired in-process figures are in `benchmarks/profile.md`).",
             "",
         ]
     rows = table_rows(r)
