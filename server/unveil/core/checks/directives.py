@@ -840,7 +840,9 @@ def _run_rules(
     budget_noted = False
     reading = state.targets.get("reading")
     sess = reading.session if reading is not None else None
-    quiet: dict[str, tuple] | None = {} if sess is not None and not _timeouts else None
+    quiet: dict[str, tuple] | None = {} if sess is not None else None
+    # rules with a pattern disabled after time-outs report that (UNV024) in every version: never skipped
+    disabled = {key[0] for key, n in _timeouts.items() if n >= DISABLE_AFTER} if _timeouts else set()
     fast: dict[str, tuple] | None = None
     hot: set[str] = set()
     if quiet is not None and sess is not None and sess.base is not None and sess.reused:
@@ -852,7 +854,7 @@ def _run_rules(
     for pr in prules.rules:
         if kind is not None and "*" not in pr.kinds and kind not in pr.kinds:
             continue
-        if fast is not None and pr.id not in hot:
+        if fast is not None and pr.id not in hot and pr.id not in disabled:
             keys = fast.get(pr.id)
             if keys is not None:
                 entries = sess.entries  # type: ignore[union-attr]
@@ -937,12 +939,12 @@ def _run_rules(
                             data={"rule": pr.id, "offset": o},
                         )
                     )
-        if quiet is not None and not user and len(names) == 1 and not _timeouts:
+        if quiet is not None and not user and len(names) == 1 and not timed_out and pr.id not in disabled:
             keys = _quiet_keys(pr, sess)  # type: ignore[arg-type]
             if keys is not None:
                 quiet[pr.id] = keys
     if sess is not None:
-        sess.quiet = (prules.rules, len(prules.rules), quiet) if quiet is not None and not _timeouts else None
+        sess.quiet = (prules.rules, len(prules.rules), quiet) if quiet is not None else None
     return out
 
 
