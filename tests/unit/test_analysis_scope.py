@@ -166,3 +166,6 @@ def test_lowered_is_computed_once_per_string_in_an_analysis():
         other = (text + " ")[:-1]  # an equal string, another object: its own entry
         assert sc.lowered(other) == first and sc.lowered(other) is not first
     assert sc.lowered(text) == text.lower() and sc.lowered(text) is not first  # outside: every time
+    big = "A" * (sc.LOWERED_SHARE_MAX + 1)
+    with sc.analysis(None, None):
+        assert sc.lowered(big) == big.lower() and sc.lowered(big) is not sc.lowered(big)  # not kept
