@@ -421,7 +421,7 @@ def test_hex_runs_searched_in_their_class_windows_are_every_match():
     Unicode spaces between the pairs, letters right before or after a run)."""
     found = 0
     for text in _hex_texts():
-        windows = obfuscation._hex_windows(text)
+        windows = obfuscation._hex_windows(text, text.encode("ascii", "replace"))
         for rx in (obfuscation._HEX_LIST, obfuscation._HEX):
             got = [m.span() for m in obfuscation._hex_matches(rx, text, windows)]
             want = [m.span() for m in rx.finditer(text)]

@@ -1401,13 +1401,9 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     rt = t.text
     dc = state.dc
     folded = t.folded if len(t.folded) == len(rt) else lower_in_place(rt)
-    if len(folded) != len(rt):  # (never: lower_in_place keeps every offset)
-        folded = rt
-    fold = 0 if folded is t.folded else 1 if folded is not rt else 2  # how every line was folded
+    fold = 0 if folded is t.folded else 1  # how every line was folded
     starts, lits = _occurrences_kept(folded, crs)
     triggers = crs.triggers
-    word_start = crs.word_start
-    dependent = crs.dependent
     defined: tuple[str, ...] | None = None if any(cr.family == "concealment" for cr in crs.rules) else ()
     out: list[Finding] = []
     seen: dict[str, list[Span]] = {}
@@ -1421,29 +1417,14 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
         le = rt.find("\n", o)
         le = len(rt) if le < 0 else le
         a, b = bisect_left(starts, ls), bisect_left(starts, le)
-        here = lits[a:b]
+        present = frozenset(lits[a:b])
         # the line's first occurrence that opens a sentence: it selects where the line is judged code
-        first = -1
-        present: frozenset[str] | None = None
-        for j in range(k, b):
-            o, lit = starts[j], lits[j]
-            if lit not in triggers:
-                continue
-            if lit in dependent:
-                # a partner slot's word ("stop", "✅") opens a sentence only when its partners are in the line
-                if present is None:
-                    present = frozenset(here)
-                if not any(all(not g.isdisjoint(present) for g in need) for need in dependent[lit]):
-                    continue
-            if o and lit in word_start and folded[o - 1] in _ASCII_WORD:
-                continue  # inside a word ("turn" in "returns"): no entry's match starts there
-            first = j
-            break
+        first = next((j for j in range(k, b) if _opens(crs, folded, starts[j], lits[j], present)), -1)
         k = b
         if first < 0:
             continue
         # a line missing a slot group of every rule cannot hold a hit, and costs no sentence split
-        if not _may_hold(crs, frozenset(here) if present is None else present):
+        if not _may_hold(crs, present):
             continue
         lines += 1
         if not lines % 64:
@@ -1484,8 +1465,8 @@ def _line_hits(
     the order of the sentences, then of ``crs.rules``, then of the hits. ``starts[a:b]`` and
     ``lits[a:b]`` are the line's slot-literal occurrences, of which ``first`` opens the line's
     first sentence; ``code``: the line is one unit (code block or frontmatter); ``fold``: how
-    ``folded`` was made from ``rt`` (0 the reading's case folding, 1 ``str.lower``, 2 not at all:
-    the occurrences differ). Memoised per rule set by (line text, ``fold``, ``code``,
+    ``folded`` was made from ``rt`` (0 the reading's case folding, 1 :func:`lower_in_place`: the
+    occurrences may differ). Memoised per rule set by (line text, ``fold``, ``code``,
     ``defined``): a pure function of them (no slot literal holds a line feed, and case mappings
     do not look across one), offsets kept relative to the line (emptied past
     :data:`_MEMO_MAX` lines)."""
@@ -1502,9 +1483,21 @@ def _line_hits(
     return [(cr, ls + us, h) for cr, us, h in got]
 
 
+def _opens(crs: ClauseRules, folded: str, o: int, lit: str, present: frozenset[str]) -> bool:
+    """Whether the slot literal ``lit`` at ``o`` in ``folded`` opens a sentence: a predicate's
+    literal (a trigger), of a partner slot ("stop", "✅") only when its partners are among the
+    line's literals ``present``, and not inside a word ("turn" in "returns": no entry's match
+    starts there)."""
+    if lit not in crs.triggers:
+        return False
+    need = crs.dependent.get(lit)
+    if need is not None and not any(all(not g.isdisjoint(present) for g in groups) for groups in need):
+        return False
+    return not (o and lit in crs.word_start and folded[o - 1] in _ASCII_WORD)
+
+
 def _line_hits_now(crs, rt, folded, ls, le, starts, lits, a, b, first, code, defined):
     """:func:`_line_hits` computed (offsets relative to ``ls``)."""
-    triggers, word_start, dependent = crs.triggers, crs.word_start, crs.dependent
     if code:
         bounds = [ls, le]  # one line is one unit in code blocks and frontmatter
     else:
@@ -1512,14 +1505,9 @@ def _line_hits_now(crs, rt, folded, ls, le, starts, lits, a, b, first, code, def
     here = frozenset(lits[a:b])
     units: list[tuple[int, int, int]] = []  # (start, end, start of the sentence before in its line)
     for j in range(first, b):
-        o, lit = starts[j], lits[j]
-        if lit not in triggers or (units and units[-1][0] <= o < units[-1][1]):
+        o = starts[j]
+        if (units and units[-1][0] <= o < units[-1][1]) or not _opens(crs, folded, o, lits[j], here):
             continue
-        if j > first:
-            if lit in dependent and not any(all(not g.isdisjoint(here) for g in need) for need in dependent[lit]):
-                continue
-            if o and lit in word_start and folded[o - 1] in _ASCII_WORD:
-                continue
         i = bisect_right(bounds, o) - 1
         if 0 <= i < len(bounds) - 1:
             units.append((bounds[i], bounds[i + 1], bounds[i - 1] if i > 0 else bounds[i]))

@@ -346,26 +346,30 @@ def _b64_windows(text: str) -> list[tuple[int, int]]:
     return [(m.start(), min(n, m.end() + 3)) for m in _B64_RUN.finditer(mapped)]
 
 
-_HEX_BYTES = bytes(ord("x") if chr(b) in string.hexdigits else ord(" ") for b in range(256))
+def _byte_class(chars: str) -> bytes:
+    """A ``bytes.translate`` table: the ASCII ``chars`` to ``x``, every other byte to a space."""
+    return bytes(ord("x") if chr(b) in chars else ord(" ") for b in range(256))
+
+
+_HEX_BYTES = _byte_class(string.hexdigits)
 """``bytes.translate`` table: ASCII hex digits to ``x``, every other byte to a space."""
 
 
-_HEX_RUN_CLASS = bytes(
-    ord("x") if chr(b) in string.hexdigits + "xX,;:-?" or re.match(r"\s", chr(b)) else ord(" ") for b in range(256)
-)
+_HEX_RUN_CLASS = _byte_class(string.hexdigits + "xX,;:-?" + "".join(c for c in map(chr, range(128)) if c.isspace()))
 """``bytes.translate`` table: what a match of :data:`_HEX_LIST` or :data:`_HEX` can hold (hex
-digits, ``x``, its separators, every ASCII code point ``\\s`` matches) to ``x``, every other byte
+digits, ``x``, its separators, every ASCII space: what ``\\s`` matches there) to ``x``, every other byte
 to a space; ``?`` too, which stands for every non-ASCII code point (a Unicode space is ``\\s``)."""
 _HEX_WINDOW = re.compile(rb"x{16,}")
 
 
-def _hex_windows(text: str) -> list[tuple[int, int]]:
+def _hex_windows(text: str, raw: bytes) -> list[tuple[int, int]]:
     """``(pos, endpos)`` for :data:`_HEX_LIST` and :data:`_HEX`: every match of either lies in a
     run of 16 or more code points of :data:`_HEX_RUN_CLASS` (the shortest match is 16 hex digits)
     and reads one code point past it (the lookahead); the lookbehind reads the text before
     ``pos``, as in one ``finditer`` over the whole text. Runs are disjoint and no match crosses
-    a code point outside them, so searching each window gives the same matches in the same order."""
-    mapped = text.encode("ascii", "replace").translate(_HEX_RUN_CLASS)
+    a code point outside them, so searching each window gives the same matches in the same order.
+    ``raw``: ``text.encode("ascii", "replace")``."""
+    mapped = raw.translate(_HEX_RUN_CLASS)
     n = len(text)
     return [(m.start(), min(n, m.end() + 1)) for m in _HEX_WINDOW.finditer(mapped)]
 
@@ -381,8 +385,9 @@ def _find_hex(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
     out = []
     seen: list[tuple[int, int]] = []
     # _HEX needs 16 hex digits in a row (ASCII only): look for them in the translated bytes first
-    dense = b"x" * 16 in text.encode("ascii", "replace").translate(_HEX_BYTES)
-    windows = _hex_windows(text)
+    raw = text.encode("ascii", "replace")
+    dense = b"x" * 16 in raw.translate(_HEX_BYTES)
+    windows = _hex_windows(text, raw)
     for pattern in (_HEX_LIST, _HEX) if dense else (_HEX_LIST,):
         for m in _hex_matches(pattern, text, windows):
             start, end = m.start(), m.end()
@@ -1255,11 +1260,6 @@ register(
     # case-sensitive spellings (a case-insensitive alternation costs a millisecond per file)
     r"fromCharCode|fromCodePoint|chr[(, )]|\[[Cc]har|bytes\(|bytearray\(|Buffer\.from|Uint8Array|TextDecoder|\.decode\(|pack\(|Chr\$?\(|CHR\(",
 )(_find_charcodes)
-
-
-def _byte_class(chars: str) -> bytes:
-    """A ``bytes.translate`` table: the ASCII ``chars`` to ``x``, every other byte to a space."""
-    return bytes(ord("x") if chr(b) in chars else ord(" ") for b in range(256))
 
 
 _B64_CHARS = string.ascii_letters + string.digits + "+/_-"
