@@ -20,6 +20,9 @@ from unveil.core.config import DEFAULT_SETTINGS
 from unveil.core.document import Document
 from unveil.core.findings import Severity
 
+# an open document's analysis is compared with a fresh one: no time-out may tell them apart
+pytestmark = pytest.mark.usefixtures("generous_pattern_timeouts")
+
 
 def run(text: str, path: str = "AGENTS.md"):
     doc = Document(text)

@@ -13,10 +13,15 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
 from unveil.core import analyze as analyze_mod
 from unveil.core import markdown, tokens
 from unveil.core.document import Document
 from unveil.core.incremental import DocumentCache
+
+# an open document's analysis is compared with a fresh one: no time-out may tell them apart
+pytestmark = pytest.mark.usefixtures("generous_pattern_timeouts")
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 

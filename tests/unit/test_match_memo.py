@@ -16,6 +16,9 @@ from unveil.core.checks.literal_index import Lines, MatchMemo, in_spans, in_wind
 from unveil.core.checks.pattern_analysis import FLAGS, lookbehind_reach, reach_bound
 from unveil.core.incremental import DocumentCache
 
+# an open document's analysis is compared with a fresh one: no time-out may tell them apart
+pytestmark = pytest.mark.usefixtures("generous_pattern_timeouts")
+
 
 @pytest.mark.parametrize(
     ("pattern", "reach"),

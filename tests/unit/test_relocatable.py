@@ -19,6 +19,9 @@ from unveil.core.checks.commands.findings import command_findings
 from unveil.core.incremental import DocumentCache
 from unveil.core.shell import OffsetMap
 
+# an open document's analysis is compared with a fresh one: no time-out may tell them apart
+pytestmark = pytest.mark.usefixtures("generous_pattern_timeouts")
+
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 
 COMMANDS = [
