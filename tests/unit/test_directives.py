@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -399,3 +400,43 @@ def test_a_time_out_while_the_thread_hardly_ran_is_retried_once(stalls, rules):
     pr.patterns[0] = _StallingPattern(pr.patterns[0], stalls)
     out = dv.run_rules(_ctx("# Notes\n\nA zebra crossing.\n"), prules, timeout=0.05)
     assert [f.rule for f in out] == rules
+
+
+class _BusyTimeoutPattern:
+    """A compiled pattern whose first ``busy`` scans spin on the CPU for ``spin`` seconds and then
+    time out (what a slow pattern, or a virtual machine's stolen time, looks like to the thread's
+    CPU clock); it records the ``timeout`` of every scan."""
+
+    def __init__(self, real, busy: int, spin: float):
+        self.real, self.busy, self.spin, self.pattern = real, busy, spin, real.pattern
+        self.limits: list[float] = []
+
+    def finditer(self, text, *args, **kwargs):
+        self.limits.append(kwargs.get("timeout"))
+        if self.busy:
+            self.busy -= 1
+            end = time.thread_time() + self.spin
+            while time.thread_time() < end:
+                pass
+            raise TimeoutError("regex timed out")
+        return self.real.finditer(text, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+
+@pytest.mark.parametrize(("busy", "rules", "scans"), [(0, ["TST001"], 1), (1, ["TST001"], 2), (2, ["UNV002"], 2)])
+def test_a_time_out_that_used_its_cpu_time_is_retried_once_with_the_same_limit(busy, rules, scans):
+    prules = dv.compile_rules([_rule(patterns=["\\bzebra\\b"])])
+    pr = prules.rules[0]
+    pat = pr.patterns[0] = _BusyTimeoutPattern(pr.patterns[0], busy, 0.04)
+    out = dv.run_rules(_ctx("# Notes\n\nA zebra crossing.\n"), prules, timeout=0.05)
+    assert [f.rule for f in out] == rules
+    assert pat.limits == pytest.approx([0.05] * scans, abs=0.002)
+
+
+def test_retry_limit():
+    assert dv.retry_limit(0.25, 0.0) == 0.25 * dv.STALL_RETRY
+    assert dv.retry_limit(0.25, 0.124) == 0.25 * dv.STALL_RETRY
+    assert dv.retry_limit(0.25, 0.125) == 0.25
+    assert dv.retry_limit(0.25, 0.3) == 0.25

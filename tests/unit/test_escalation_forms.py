@@ -5,7 +5,9 @@ near-misses."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import time
 
 import pytest
 
@@ -165,3 +167,38 @@ def test_catalogue_loads_and_every_form_names_a_documented_rule():
     cmds, prose = escalation.catalogue()
     assert {f.rule for f in cmds} | {f.rule for f in prose} == set(PRV)
     assert len({f.id for f in cmds} | {f.id for f in prose}) == len(cmds) + len(prose)
+
+
+class _BusyTimeoutPattern:
+    """A compiled pattern whose first ``busy`` searches spin on the CPU past their limit and then
+    time out; it records the limit of every search."""
+
+    def __init__(self, real, busy: int):
+        self.real, self.busy, self.pattern, self.flags = real, busy, real.pattern, real.flags
+        self.limits: list[float] = []
+
+    def finditer(self, text, *args, **kwargs):
+        limit = kwargs.get("timeout")
+        self.limits.append(limit)
+        if self.busy:
+            self.busy -= 1
+            end = time.thread_time() + limit
+            while time.thread_time() < end:
+                pass
+            raise TimeoutError("regex timed out")
+        return self.real.finditer(text, *args, **kwargs)
+
+
+@pytest.mark.parametrize(("busy", "rules", "searches"), [(0, ["PRV013"], 1), (1, ["PRV013"], 2), (2, ["UNV002"], 2)])
+def test_a_prose_form_that_times_out_once_is_searched_again(monkeypatch, busy, rules, searches):
+    sentence, rule, _sev, _needle = PROSE[-1]
+    assert rule == "PRV013"
+    cmds, prose = escalation.catalogue()
+    form = next(p for p in prose if p.rule == rule and p.pattern.search(sentence))
+    pat = _BusyTimeoutPattern(form.pattern, busy)
+    monkeypatch.setattr(escalation, "FORM_TIMEOUT", 0.02)
+    monkeypatch.setattr(escalation, "catalogue", lambda: (cmds, (dataclasses.replace(form, pattern=pat),)))
+    a = analyze(f"# Working here\n\n{sentence}\n", "AGENTS.md", count_tokens=False)
+    got = [f.rule for f in a.findings if f.rule in PRV or (f.rule == "UNV002" and "escalation form" in f.message)]
+    assert got == rules
+    assert pat.limits == [0.02] * searches

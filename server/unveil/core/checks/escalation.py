@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -412,24 +413,18 @@ def check(ctx) -> list[Finding]:
     splices = getattr(getattr(ctx, "incremental", None), "splices", None)
     sess = splices.begin("escalation", text, lines.longest_run) if splices is not None and lines.ok else None
     for pform in prose:
-        try:
-            if sess is not None:
-                found = sess.records(
-                    pform.id, pform.pattern, 0.5, lambda p=pform: near_literals(p.pattern, lines, 0.5, memo)
-                )
-            else:
-                found = near_literals(pform.pattern, lines, 0.5, memo)
-            for s, e, _hs, _he in found:
-                if any(fa <= s < fb for fa, fb in fences):
-                    continue
-                a, b = _sentence_bounds(text, s, e)
-                if not has_directive_word(text[a:b]):
-                    continue  # a checklist or table naming the form, not telling anyone to do it
-                banned = _prohibited(text, a, s, e)
-                listed = not banned and denied(s, e)
-                sev = Severity.INFO if banned or listed else pform.severity
-                out.append(_finding(pform, sev, s, e, "The text", banned or listed, False, listed))
-        except TimeoutError:
+        found, timed_out = _form_matches(pform, sess, lines, memo)
+        for s, e, _hs, _he in found:
+            if any(fa <= s < fb for fa, fb in fences):
+                continue
+            a, b = _sentence_bounds(text, s, e)
+            if not has_directive_word(text[a:b]):
+                continue  # a checklist or table naming the form, not telling anyone to do it
+            banned = _prohibited(text, a, s, e)
+            listed = not banned and denied(s, e)
+            sev = Severity.INFO if banned or listed else pform.severity
+            out.append(_finding(pform, sev, s, e, "The text", banned or listed, False, listed))
+        if timed_out:
             out.append(
                 Finding(
                     "UNV002",
@@ -442,6 +437,38 @@ def check(ctx) -> list[Finding]:
     if sess is not None and splices is not None:
         splices.commit("escalation", sess)
     return _dedupe(out)
+
+
+FORM_TIMEOUT = 0.5
+"""Seconds one prose form's search may take on one file (the ``regex`` module's ``timeout=``)."""
+
+
+def _form_matches(pform, sess, lines: Lines, memo) -> tuple[list, bool]:
+    """``(records, timed_out)``: the match records of prose form ``pform`` (spliced from the
+    previous version's in an open document, ``sess``), and whether its search timed out twice:
+    the first time-out is retried once (:func:`unveil.core.checks.directives.retry_limit`), and
+    after the second the records found before it are returned."""
+    from unveil.core.checks.directives import retry_limit
+
+    limit = FORM_TIMEOUT
+    got: list = []
+    for attempt in (0, 1):
+        cpu0 = time.thread_time()
+        got = []
+        try:
+            if sess is not None:
+                got = sess.records(
+                    pform.id, pform.pattern, limit, lambda p=pform, t=limit: near_literals(p.pattern, lines, t, memo)
+                )
+            else:
+                for r in near_literals(pform.pattern, lines, limit, memo):
+                    got.append(r)
+            return got, False
+        except TimeoutError:
+            if attempt:
+                break
+            limit = retry_limit(limit, time.thread_time() - cpu0)
+    return got, True
 
 
 def _parsed_hits(code: str, base: int, cmds) -> list:
