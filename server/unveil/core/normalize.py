@@ -827,9 +827,39 @@ def _inline_code(text: str, span: tuple[int, int]) -> bool:
 def normalise(text: str, code: Sequence[tuple[int, int]] = (), frontmatter: tuple[int, int] | None = None) -> Reading:
     """The :class:`Reading` of ``text``. ``code``: code spans (blocks and inline) and
     ``frontmatter``: the frontmatter span, both in source code points (from
-    :func:`unveil.core.context.regions`); without them the whole text counts as prose."""
-    n = len(text)
+    :func:`unveil.core.context.regions`); without them the whole text counts as prose.
+
+    In an open document (:func:`unveil.core.scope.document_cache`) of at least
+    :data:`CHUNKED_MIN` code points whose code spans do not overlap, the reading is put together
+    from the readings of its stretches between blank lines, each memoised
+    (:func:`_normalise_chunked`): after an edit only the stretch around it is read again. The
+    result is the same."""
     code = sorted(code)
+    if len(text) >= CHUNKED_MIN and _scope.document_cache() is not None:
+        got = _normalise_chunked(text, code, frontmatter)
+        if got is not None:
+            return got
+    blocks = [c for c in code if not _inline_code(text, c)]
+    one_line = [c for c in code if "\n" not in text[c[0] : c[1]]]
+    return _normalise_core(text, len(text), code, blocks, one_line, frontmatter, False)
+
+
+def _normalise_core(
+    text: str,
+    end: int,
+    code: Sequence[tuple[int, int]],
+    blocks: Sequence[tuple[int, int]],
+    one_line: Sequence[tuple[int, int]],
+    frontmatter: tuple[int, int] | None,
+    prev_latin: bool,
+) -> Reading:
+    """The :class:`Reading` of ``text[:end]``, where the text past ``end`` is only read as the
+    context of the last lines (the line after a line, see :func:`_join_edits`), and no edit of
+    it is kept. ``code``: sorted code spans; ``blocks``: those that are code blocks (not inline
+    code: :func:`_inline_code`); ``one_line``: those without a line break; ``prev_latin``: the
+    reading of what came before ``text`` ended in a Latin or ASCII letter (combining marks at
+    the start are then dropped)."""
+    n = len(text)
     code_inside = _spans_index(code)
     fm = frontmatter
 
@@ -839,10 +869,9 @@ def normalise(text: str, code: Sequence[tuple[int, int]] = (), frontmatter: tupl
     edits: list[tuple[int, int, str]] = []
     if "*" in text or "_" in text or "~~" in text:
         _emphasis_edits(text, skip, edits)
-    if "`" in text and code:
-        _backtick_edits(text, [c for c in code if "\n" not in text[c[0] : c[1]]], edits)
+    if "`" in text and one_line:
+        _backtick_edits(text, one_line, edits)
     if "\n" in text or "\r" in text:
-        blocks = [c for c in code if not _inline_code(text, c)]
         _join_edits(text, skip, fm, code_inside, edits, _spans_index(blocks) if len(blocks) < len(code) else None)
     if "&" in text and ";" in text:
         _charref_edits(text, edits)
@@ -850,6 +879,10 @@ def normalise(text: str, code: Sequence[tuple[int, int]] = (), frontmatter: tupl
         _percent_edits(text, edits)
     if "\\" in text:
         _escape_edits(text, edits)
+    if end < n:
+        edits = [x for x in edits if x[0] < end]
+        text = text[:end]
+        n = end
     if not edits and text.isascii():
         r = Reading(text, n)
         if n:
@@ -857,6 +890,7 @@ def normalise(text: str, code: Sequence[tuple[int, int]] = (), frontmatter: tupl
         return r
     edits.sort(key=lambda t: (t[0], -(t[1] - t[0])))
     b = _Builder()
+    b.prev_latin = prev_latin
     cache: dict[int, bool] = {}
     pos = 0
 
@@ -889,3 +923,145 @@ def normalise(text: str, code: Sequence[tuple[int, int]] = (), frontmatter: tupl
         pos = e
     gap(pos, n)
     return Reading("".join(b.parts), n, b.out_starts, b.src_starts, b.src_ends, b.copies)
+
+
+CHUNKED_MIN = 8_192
+"""Code points from which an open document's reading is put together from memoised stretches
+(:func:`_normalise_chunked`); below it, one pass over the text costs less than the bookkeeping."""
+CHUNK_MIN = 1_024
+"""A stretch ends at the first blank line at least this many code points after its start."""
+_CHUNK_MEMO: dict[tuple, tuple] = {}
+_CHUNK_MEMO_MAX = 8_192
+"""Most stretch readings :func:`_normalise_chunked` keeps (the memo is emptied past it)."""
+
+
+def _overlapping(spans: Sequence[tuple[int, int]]) -> bool:
+    """Whether two of the sorted ``spans`` overlap."""
+    return any(spans[i][0] < spans[i - 1][1] for i in range(1, len(spans)))
+
+
+def _clip_all(text: str, code: Sequence[tuple[int, int]], cuts: list[int]) -> list[tuple]:
+    """Per stretch ``[cuts[k], cuts[k + 1])``: the sorted, non-overlapping ``code`` spans that
+    meet it, cut to it and moved by ``-cuts[k]``, as ``(start, end, kind)`` with ``kind`` bit 1
+    set for a code block (:func:`_inline_code` is false) and bit 2 for a span with no line break
+    (both decided on the whole span)."""
+    out: list[list] = [[] for _ in range(len(cuts) - 1)]
+    last = len(cuts) - 1
+    k = 0
+    a, b = cuts[0], cuts[1]
+    for s, e in code:
+        # (_inline_code and a search for a line break, without slicing the text)
+        kind = (0 if text.startswith("`", s) and not text.startswith("```", s) else 1) | (
+            2 if text.find("\n", s, e) < 0 else 0
+        )
+        while b <= s and k < last - 1:
+            k += 1
+            a, b = b, cuts[k + 1]
+        if a <= s and e <= b:  # the usual case: inside one stretch
+            out[k].append((s - a, e - a, kind))
+            continue
+        j = k
+        while j < last and cuts[j] < e:
+            lo, hi = cuts[j], cuts[j + 1]
+            out[j].append((max(s, lo) - lo, min(e, hi) - lo, kind))
+            j += 1
+    return [tuple(x) for x in out]
+
+
+def _normalise_chunked(text: str, code: list[tuple[int, int]], frontmatter: tuple[int, int] | None) -> Reading | None:
+    """:func:`normalise` of ``text`` put together from the readings of its stretches, or
+    ``None`` when the code spans overlap (then the whole text is read in one pass).
+
+    A stretch ends just after a blank line (a match of :data:`_BLANK`, as ``finditer`` finds
+    them; the first at least :data:`CHUNK_MIN` code points after the stretch's start). Nothing
+    the reading does crosses one, so a stretch's reading is a function of what it reads:
+
+    * paired emphasis delimiters pair within a paragraph, and paragraphs end at those same
+      blank lines; a delimiter run, a character reference, a percent or backslash escape and an
+      inline code span hold no line break, and what they look at before and after them stops at
+      the line break that ends the blank line;
+    * a line break is joined only between two lines with content (never at a blank line); the
+      decision reads the two lines and the line after them, which for a stretch's last line can
+      be the next stretch's first line: that line is read with the stretch (``tail``) and its
+      own edits are dropped;
+    * what a character's folding looks at (its word, its line: :func:`_fold_letter_ok`,
+      :func:`_line_spoofed`) stops at line breaks, and the reading before a stretch ends with
+      that line break, an ASCII character (``prev_latin``);
+    * code spans (from the markdown layer) and the frontmatter are cut to the stretch; which
+      spans are code blocks and which hold no line break is decided on the whole text. Spans
+      that overlap are found by a bisection that looks back at most four spans
+      (:func:`_spans_index`), which cutting could change: such a text is not put together.
+
+    Each stretch's reading is memoised by its text, the tail, its cut spans and ``prev_latin``;
+    the segments are moved into place and two copy segments that meet are merged as
+    :class:`_Builder` merges them. ``tests/unit/test_normalize_chunked.py`` compares the result
+    with one pass over corpus files and generated texts."""
+    if _overlapping(code):
+        return None
+    n = len(text)
+    cuts = [0]
+    for m in _BLANK.finditer(text):
+        c = m.end()
+        if c - cuts[-1] >= CHUNK_MIN and c < n:
+            cuts.append(c)
+    cuts.append(n)
+    spans = _clip_all(text, code, cuts)
+    memo = _CHUNK_MEMO
+    if len(memo) > _CHUNK_MEMO_MAX:
+        memo.clear()
+    parts: list[str] = []
+    out_starts: list[int] = []
+    src_starts: list[int] = []
+    src_ends: list[int] = []
+    copies: list[bool] = []
+    out_len = 0
+    for k in range(len(cuts) - 1):
+        a, b = cuts[k], cuts[k + 1]
+        if b < n:
+            t0 = _LINE_BREAKS.match(text, b).end()
+            t1 = text.find("\n", t0)
+            piece = text[a : n if t1 < 0 else t1]
+        else:
+            piece = text[a:b]
+        end = b - a
+        fm = None
+        if frontmatter is not None and frontmatter[1] > a and frontmatter[0] < b:
+            fm = (max(frontmatter[0], a) - a, min(frontmatter[1], b) - a)
+        key = (piece, end, spans[k], fm, a > 0)
+        got = memo.get(key)
+        if got is None:
+            cs = spans[k]
+            r = _normalise_core(
+                piece,
+                end,
+                [(x, y) for x, y, _ in cs],
+                [(x, y) for x, y, kind in cs if kind & 1],
+                [(x, y) for x, y, kind in cs if kind & 2],
+                fm,
+                a > 0,
+            )
+            got = memo[key] = (r.text, tuple(r.out_starts), tuple(r.src_starts), tuple(r.src_ends), tuple(r.copies))
+        rtext, ro, rs, re_, rc = got
+        if not ro:
+            continue
+        first = 0
+        if (
+            rc[0]
+            and copies
+            and copies[-1]
+            and src_ends[-1] == a + rs[0]
+            and out_starts[-1] + (src_ends[-1] - src_starts[-1]) == out_len
+        ):
+            src_ends[-1] = a + re_[0]
+            first = 1
+        if first < len(ro):
+            out_starts.extend([o + out_len for o in ro[first:]])
+            src_starts.extend([x + a for x in rs[first:]])
+            src_ends.extend([x + a for x in re_[first:]])
+            copies.extend(rc[first:])
+        parts.append(rtext)
+        out_len += len(rtext)
+    joined = "".join(parts)
+    if len(out_starts) == 1 and copies[0] and joined == text:
+        joined = text  # the source itself, as one pass returns it
+    return Reading(joined, n, out_starts, src_starts, src_ends, copies)
