@@ -121,3 +121,31 @@ def test_browser_secrets_sent(code, sev):
 
 def test_decoder_is_registered():
     assert "charcodes" in [d.name for d in obfuscation.DECODERS]
+
+
+def test_char_code_chains_found_from_their_first_items_are_every_match():
+    """``_matches_from`` (``_CHR_CHAIN`` tried only where one of its first items occurs) gives
+    what one ``finditer`` over the text gives, over texts of chains, broken chains and noise."""
+    import random
+
+    rng = random.Random(12)
+    items = ["chr(", "chr ", "Chr$(", "Chr(", "[char]", "[Char]", "String.fromCharCode(", "fromCharCode(", "xchr("]
+    nums = ["102", "0x66", "1234567", "12345678", "a1"]
+    seps = [" + ", "+", " & ", ".", ",", "", " ", "\n"]
+    noise = ["synchronous", "chr", "Chr", "x", "_", "é", " ", "\n", "(", ")", "102"]
+    found = 0
+    for _ in range(3000):
+        parts = []
+        for _ in range(rng.randrange(1, 4)):
+            parts.append("".join(rng.choice(noise) for _ in range(rng.randrange(0, 4))))
+            chain = []
+            for _ in range(rng.randrange(2, 9)):
+                close = ")" if rng.random() < 0.8 else ""
+                chain.append(rng.choice(items) + rng.choice(nums) + close)
+            parts.append(rng.choice(seps).join(chain))
+        text = "".join(parts)
+        want = [m.span() for m in obfuscation._CHR_CHAIN.finditer(text)]
+        got = [m.span() for m in obfuscation._matches_from(obfuscation._CHR_CHAIN, text, obfuscation._CHR_CHAIN_STARTS)]
+        assert got == want, text
+        found += len(want)
+    assert found > 150

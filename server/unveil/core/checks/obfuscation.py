@@ -1136,6 +1136,32 @@ _CHR_CHAIN = re.compile(
 )
 """``chr(102)+chr(101)+…`` (Python), ``[char]102+[char]101`` (PowerShell), ``Chr(102) & Chr(101)``
 (VBScript)."""
+_CHR_CHAIN_STARTS = ("chr", "[char]", "Chr", "String.fromCharCode")
+"""What every match of :data:`_CHR_CHAIN` starts with (its first item's alternatives)."""
+
+
+def _matches_from(pat, text: str, starts: tuple[str, ...]):
+    """The matches of ``pat.finditer(text)`` for a pattern that never matches empty and whose
+    every match starts with one of the literals ``starts``: ``pat.match`` is tried only where one
+    occurs, in order, from the end of the last match on, as ``finditer`` goes (a match attempt
+    at a position reads the text before it as ``finditer``'s does: ``\\b``). A scan of
+    :data:`_CHR_CHAIN` over a 294 KB file took 14 ms, the literals' ``str.find`` a fraction."""
+    found: set[int] = set()
+    for lit in starts:
+        i = text.find(lit)
+        while i >= 0:
+            found.add(i)
+            i = text.find(lit, i + 1)
+    end = 0
+    for i in sorted(found):
+        if i < end:
+            continue
+        m = pat.match(text, i)
+        if m is not None:
+            yield m
+            end = m.end()
+
+
 _CHAR_CALL = re.compile(
     r"(?i)fromCharCode|fromCodePoint|\bchr\b|\[char(?:\[\])?\]|\bbytes\s*\(|\bbytearray\s*\(|Buffer\.from\s*\("
     r"|Uint8Array|TextDecoder|\.decode\s*\(|\bpack\s*\(\s*['\"][cCU]\*|\bChr\$?\s*\("
@@ -1171,7 +1197,7 @@ def _find_charcodes(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
     ``Invoke-Expression``): code that hides itself as numbers and runs is the payload."""
     out: list[Decoded] = []
     seen: list[tuple[int, int]] = []
-    for m in _CHR_CHAIN.finditer(text):
+    for m in _matches_from(_CHR_CHAIN, text, _CHR_CHAIN_STARTS):
         nums = re.findall(_CODE_NUM, re.sub(r"(?i)\[char\]|chr\$?|fromCharCode", " ", m.group(0)))
         _charcode_run(text, m.start(), m.end(), nums, exempt, out, seen)
     for m in _CODE_LIST.finditer(text):
@@ -1283,7 +1309,10 @@ table: the same answer as the regular expression at a fraction of its cost."""
 _LITERAL_TRIGGERS: dict[str, tuple[str, ...]] = {
     r"fromCharCode|fromCodePoint|chr[(, )]|\[[Cc]har|bytes\(|bytearray\(|Buffer\.from|Uint8Array|TextDecoder|\.decode\(|pack\(|Chr\$?\(|CHR\(": (
         "fromC",
-        "chr",
+        "chr(",
+        "chr,",
+        "chr ",
+        "chr)",
         "[Char",
         "[char",
         "bytes(",
@@ -1293,7 +1322,8 @@ _LITERAL_TRIGGERS: dict[str, tuple[str, ...]] = {
         "TextDecoder",
         ".decode(",
         "pack(",
-        "Chr",
+        "Chr(",
+        "Chr$(",
         "CHR(",
     ),
 }
