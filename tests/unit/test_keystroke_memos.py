@@ -368,7 +368,7 @@ def test_literal_triggers_answer_as_their_regular_expressions():
     rng = random.Random(4)
     pieces = ["fromCharCode(", "fromCodePoint", "chr(", "chr ", "chr,", "chr)", "chrx", "[Char]", "[char", "bytes(",
               "bytes ", "bytearray(", "Buffer.from", "Buffer", "Uint8Array", "TextDecoder", ".decode(", "decode(",
-              "pack(", "unpack(", "Chr$(", "Chr(", "Chr$", "CHR(", "CHR", "x", " ", "\n", "é"]  # fmt: skip
+              "pack(", "unpack(", "Chr$(", "Chr(", "Chr$", "CHR(", "CHR", "x", " ", "\n", "é", "\udc80"]  # fmt: skip
     hits = 0
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 4)))

@@ -9,6 +9,7 @@ import random
 import pytest
 import regex
 
+from unveil.core.checks import splice as splice_mod
 from unveil.core.checks.literal_index import Lines, may_match, records
 from unveil.core.checks.pattern_analysis import FLAGS, lookbehind_reach, match_width, required_literals
 from unveil.core.checks.splice import common_prefix, common_suffix, entry, splice, text_delta
@@ -149,3 +150,37 @@ def test_common_prefix_and_suffix(seed):
     assert s == min(len(a), len(b)) - p or a[len(a) - s - 1] != b[len(b) - s - 1]
     d = text_delta(a, b)
     assert (d.old_len, d.new_len, d.prefix, d.suffix) == (len(a), len(b), p, s)
+
+
+def test_casefold_from_the_last_version_equals_casefold():
+    """Case folding built from the last version's (:func:`splice.casefold_from`) equals
+    ``str.casefold`` over generated edits, with characters whose folding is longer (ß, ﬁ, İ) or
+    depends on nothing around them (a final capital sigma, which ``str.lower`` treats by context)."""
+    rng = random.Random(21)
+    pieces = ["Word ", "ẞ", "ß", "ﬁ", "İ", "ΟΔΟΣ ", "Σ", "ς", "é", "日本", "\n", "\n\n", "A", "z", "\udc80", " "]
+    for _ in range(300):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 60)))
+        prev = (text, text.casefold()) if rng.random() < 0.8 else None
+        for _ in range(5):
+            pos = rng.randrange(len(text) + 1)
+            cut = rng.randrange(0, 4)
+            new = text[:pos] + "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 4))) + text[pos + cut :]
+            got = splice_mod.casefold_from(prev, new)
+            assert got == new.casefold(), (prev[0], new)
+            prev, text = (new, got), new
+
+
+def test_casefolded_in_an_open_document_equals_casefold():
+    from unveil.core import scope
+    from unveil.core.incremental import DocumentCache
+
+    text = "Some Words, ΟΔΟΣ and Straße.\n" * 400
+    cache = DocumentCache()
+    rng = random.Random(5)
+    for _ in range(20):
+        pos = rng.randrange(len(text))
+        text = text[:pos] + rng.choice(["ẞ", "X", "ﬁ", ""]) + text[pos + rng.randrange(0, 3) :]
+        with scope.analysis(cache):
+            assert splice_mod.casefolded("t", text) == text.casefold()
+    assert cache.kept[("casefold", "t")] == (text, text.casefold())
+    assert splice_mod.casefolded("t", text) == text.casefold()  # without a document cache

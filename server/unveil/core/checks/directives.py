@@ -122,6 +122,7 @@ from unveil.core.checks.pattern_analysis import (  # noqa: F401
 from unveil.core.checks.splice import EMPTY as _EMPTY_ENTRY
 from unveil.core.checks.splice import Session as _SpliceSession
 from unveil.core.checks.splice import SpliceLog as _SpliceLog
+from unveil.core.checks.splice import casefolded as _casefolded
 from unveil.core.checks.splice import entry as _splice_entry
 from unveil.core.checks.splice import splice as _splice
 from unveil.core.findings import Finding, Severity
@@ -494,10 +495,11 @@ class _Target:
     """One reading the rules run on: its text, case-folded text, literal memo, word index and line
     index, and its map back to source code points (``orig_start``/``orig_end``)."""
 
-    def __init__(self, name: str, text: str, orig_start, orig_end):
+    def __init__(self, name: str, text: str, orig_start, orig_end, fold_key: str | None = None):
         self.name = name
         self.text = text
-        self.folded = text.casefold()
+        # (an open document folds only what an edit changed: unveil.core.checks.splice.casefolded)
+        self.folded = _casefolded(fold_key, text) if fold_key is not None else text.casefold()
         self.present: dict[str, bool] = {}
         self._words: str | None | bool = False  # the word index, built on first use (False: not yet)
         self.lines: _Lines | None = None
@@ -684,9 +686,12 @@ def _build_state(text: str, markdown, decoded: bool) -> DocState:
     reading = normalise(text, dc.regions.code, dc.regions.frontmatter)
     _scope.checkpoint()
     view = dc.view
-    targets = {"reading": _Target("reading", reading.text, reading.orig_start, reading.orig_end)}
+    fold = None if decoded else "directives "  # (a payload's texts are not the document's next version)
+    targets = {
+        "reading": _Target("reading", reading.text, reading.orig_start, reading.orig_end, fold and fold + "reading")
+    }
     if reading.text != view.text:
-        vt = _Target("view", view.text, view.orig_start, view.orig_end)
+        vt = _Target("view", view.text, view.orig_start, view.orig_end, fold and fold + "view")
         vt.set_changed(_rewritten(reading), view)
         targets["view"] = vt
     return DocState(dc, reading, targets, decoded, markdown=markdown)

@@ -42,6 +42,7 @@ from unveil.core import context as cx
 from unveil.core import shell
 from unveil.core.checks.commands.locate import SHELL_LANGS
 from unveil.core.checks.literal_index import MEMO_MAX_TEXT, Lines, near_literals
+from unveil.core.checks.splice import casefolded
 from unveil.core.findings import Finding, Severity
 from unveil.core.incremental import relocatable
 from unveil.core.instruction import has_directive_word
@@ -279,6 +280,22 @@ def _command_hits(script, forms) -> list[tuple[CommandForm, int, int]]:
 
 
 def _first_word(code: str) -> str:
+    """The command name an inline code span starts with (a leading ``$ `` prompt skipped), as a
+    base name. A function of ``code`` alone, cached for spans of at most
+    :data:`FIRST_WORD_CACHE_MAX` code points (a long document asks again for every inline code
+    span on every edit)."""
+    return _first_word_cached(code) if len(code) <= FIRST_WORD_CACHE_MAX else _first_word_now(code)
+
+
+FIRST_WORD_CACHE_MAX = 1024
+
+
+@lru_cache(maxsize=8192)
+def _first_word_cached(code: str) -> str:
+    return _first_word_now(code)
+
+
+def _first_word_now(code: str) -> str:
     s = re.sub(r"^\$\s+", "", code.strip())
     return shell.basename(re.split(r"[\s|;&()<>]", s, maxsplit=1)[0])
 
@@ -328,7 +345,7 @@ def check(ctx) -> list[Finding]:
     """PRV011–PRV013 over the document's fenced shell blocks, inline code and prose sentences."""
     doc, md = ctx.doc, ctx.markdown
     text = doc.text
-    folded = text.casefold()
+    folded = casefolded("escalation", text)  # (an open document folds only what an edit changed)
     if not may_apply(folded):
         return []
     try:

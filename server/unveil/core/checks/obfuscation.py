@@ -1332,6 +1332,31 @@ match, so a text without any is answered by ``in`` tests (a search of the altern
 300 KB text at about 160 MB/s, the ``in`` tests at memory speed)."""
 
 
+_LITERAL_AUTOMATA: dict[tuple[str, ...], object] = {}
+
+
+def _any_literal(literals: tuple[str, ...], text: str) -> bool:
+    """Whether one of ``literals`` occurs in ``text``: one Aho–Corasick pass (``ahocorasick-rs``,
+    about three times faster than an ``in`` test per literal on a 294 KB text with 17
+    literals), or those ``in`` tests for a text the automaton refuses (lone surrogates from
+    undecodable bytes) and without the library."""
+    ac = _LITERAL_AUTOMATA.get(literals)
+    if ac is None:
+        try:
+            import ahocorasick_rs
+
+            ac = ahocorasick_rs.AhoCorasick(list(literals))
+        except Exception:  # noqa: BLE001 - the in tests give the same answer
+            ac = False
+        _LITERAL_AUTOMATA[literals] = ac
+    if ac:
+        try:
+            return bool(ac.find_matches_as_indexes(text))  # type: ignore[attr-defined]
+        except (UnicodeError, ValueError):
+            pass
+    return any(lit in text for lit in literals)
+
+
 class _TriggerProbe:
     """Whether a decoder's trigger occurs in one text (:func:`find_encoded`)."""
 
@@ -1348,7 +1373,7 @@ class _TriggerProbe:
             mapped = self._ascii.translate(fast[0])
             return any(needle in mapped for needle in fast[1])
         needed = _LITERAL_TRIGGERS.get(trigger.pattern)
-        if needed is not None and not any(lit in self.text for lit in needed):
+        if needed is not None and not _any_literal(needed, self.text):
             return False  # (every match holds one of these: no search)
         if trigger.pattern == "(?i)data:":  # no other code point case-folds to d, a, t or ":"
             if self._lower is None:

@@ -106,6 +106,44 @@ def text_delta(old: str, new: str) -> TextDelta:
     return TextDelta(len(old), len(new), p, s)
 
 
+CASEFOLD_REUSE_MIN = 4096
+"""Code points from which :func:`casefolded` builds on the last version's case folding."""
+
+
+def casefold_from(prev: tuple[str, str] | None, text: str) -> str:
+    """``text.casefold()``, from ``prev`` = ``(old_text, old_text.casefold())``: the folding of
+    the common prefix and suffix reused and only the stretch between them folded. Exact because
+    ``str.casefold`` folds each code point alone (full case folding, CaseFolding.txt, has no
+    context: unlike ``str.lower``, which lowers a final capital sigma by what surrounds it), so
+    the folding of a concatenation is the concatenation of the foldings. Without ``prev``, or
+    when the old folding changed the text's length (its offsets no longer match), the whole
+    text is folded."""
+    if prev is None or len(prev[1]) != len(prev[0]):
+        return text.casefold()
+    old, old_folded = prev
+    d = text_delta(old, text)
+    return (
+        old_folded[: d.prefix] + text[d.prefix : d.new_len - d.suffix].casefold() + old_folded[d.old_len - d.suffix :]
+    )
+
+
+def casefolded(name: str, text: str) -> str:
+    """``text.casefold()``. In an open document's analysis (:func:`unveil.core.scope.document_cache`)
+    and for a text of :data:`CASEFOLD_REUSE_MIN` code points or more, built by
+    :func:`casefold_from` from the last version's folding of the text called ``name`` (kept in
+    the document cache's ``kept``): an edit folds the edited stretch, not the whole text
+    (2 ms for the 294 KB benchmark file)."""
+    from unveil.core import scope
+
+    cache = scope.document_cache()
+    if cache is None or len(text) < CASEFOLD_REUSE_MIN:
+        return text.casefold()
+    key = ("casefold", name)
+    folded = casefold_from(cache.kept.get(key), text)
+    cache.kept[key] = (text, folded)
+    return folded
+
+
 class Entry(NamedTuple):
     """The matches of one pattern over one text: the :data:`Record` list in order and their
     starts, and the ``lb`` and ``reach`` (code points) that held for that text."""
