@@ -37,7 +37,7 @@ def _fields(r: nz.Reading) -> tuple:
 def _check(text: str) -> bool:
     """Compare both ways; ``False`` when the chunked way declined (overlapping code spans)."""
     code, fm = _regions(text)
-    got = nz._normalise_chunked(text, code, fm)
+    got = nz._normalise_chunked(text, code, fm, {}, {})
     if got is None:
         return False
     assert _fields(got) == _fields(_one_pass(text, code, fm))
@@ -127,9 +127,9 @@ def test_corpus_files_read_the_same_in_stretches(monkeypatch):
 
 def test_overlapping_code_spans_are_read_in_one_pass():
     text = "a\n\n" + "word " * 3000
-    assert nz._normalise_chunked(text, [(0, 10), (5, 20)], None) is None
+    assert nz._normalise_chunked(text, [(0, 10), (5, 20)], None, {}, {}) is None
     with scope.analysis(DocumentCache()):
-        got = nz.normalise(text, [(0, 10), (5, 20)], None)
+        got = nz.normalise(text, [(0, 10), (5, 20)], None, reuse="t")
     assert _fields(got) == _fields(_one_pass(text, [(0, 10), (5, 20)], None))
 
 
@@ -140,13 +140,14 @@ def test_an_open_document_reads_again_only_the_stretch_it_edited(monkeypatch):
     calls = []
     core = nz._normalise_core
     monkeypatch.setattr(nz, "_normalise_core", lambda t, *a: calls.append(len(t)) or core(t, *a))
-    nz._CHUNK_MEMO.clear()
-    with scope.analysis(DocumentCache()):
-        first = nz.normalise(text)
+    cache = DocumentCache()
+    with scope.analysis(cache):
+        first = nz.normalise(text, reuse="t")
         stretches = len(calls)
         calls.clear()
         edited = text[:5000] + "x" + text[5000:]
-        second = nz.normalise(edited)
+        second = nz.normalise(edited, reuse="t")
+    assert len(cache.kept[("normalise", "t")]) == stretches  # the last version's stretches only
     # a stretch ends at the first blank line CHUNK_MIN or more code points after its start
     ends = [i + 2 for i in range(len(text)) if text.startswith("\n\n", i)]
     start, want = 0, 1
@@ -159,14 +160,16 @@ def test_an_open_document_reads_again_only_the_stretch_it_edited(monkeypatch):
     assert _fields(second) == _fields(_one_pass(edited, [], None))
 
 
-def test_without_an_open_document_the_text_is_read_in_one_pass(monkeypatch):
+def test_without_an_open_document_or_a_name_the_text_is_read_in_one_pass(monkeypatch):
     text = "Some *words* here.\n\n" * 1000
     monkeypatch.setattr(nz, "_normalise_chunked", lambda *a: pytest.fail("read in stretches"))
-    assert _fields(nz.normalise(text)) == _fields(_one_pass(text, [], None))
+    assert _fields(nz.normalise(text, reuse="t")) == _fields(_one_pass(text, [], None))
+    with scope.analysis(DocumentCache()):  # a decoded payload's text: no name
+        assert _fields(nz.normalise(text)) == _fields(_one_pass(text, [], None))
 
 
 def test_an_identity_reading_is_the_source_itself():
     text = "plain ascii words\n\n" * 1000
     with scope.analysis(DocumentCache()):
-        r = nz.normalise(text)
+        r = nz.normalise(text, reuse="t")
     assert r.text is text and r.identity

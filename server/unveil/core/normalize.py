@@ -824,20 +824,31 @@ def _inline_code(text: str, span: tuple[int, int]) -> bool:
     return text[s : s + 1] == "`" and text[s : s + 3] != "```"
 
 
-def normalise(text: str, code: Sequence[tuple[int, int]] = (), frontmatter: tuple[int, int] | None = None) -> Reading:
+def normalise(
+    text: str,
+    code: Sequence[tuple[int, int]] = (),
+    frontmatter: tuple[int, int] | None = None,
+    *,
+    reuse: str | None = None,
+) -> Reading:
     """The :class:`Reading` of ``text``. ``code``: code spans (blocks and inline) and
     ``frontmatter``: the frontmatter span, both in source code points (from
     :func:`unveil.core.context.regions`); without them the whole text counts as prose.
 
-    In an open document (:func:`unveil.core.scope.document_cache`) of at least
-    :data:`CHUNKED_MIN` code points whose code spans do not overlap, the reading is put together
-    from the readings of its stretches between blank lines, each memoised
-    (:func:`_normalise_chunked`): after an edit only the stretch around it is read again. The
-    result is the same."""
+    ``reuse``: a name for this text in an open document (:func:`unveil.core.scope.document_cache`;
+    the pattern rules pass one for the document, none for a decoded payload). Then a text of at
+    least :data:`CHUNKED_MIN` code points whose code spans do not overlap is read in stretches
+    between blank lines (:func:`_normalise_chunked`), and the readings of the last version's
+    stretches, kept in the document cache under that name, are reused: after an edit only the
+    stretch around it is read again. The result is the same."""
     code = sorted(code)
-    if len(text) >= CHUNKED_MIN and _scope.document_cache() is not None:
-        got = _normalise_chunked(text, code, frontmatter)
+    cache = _scope.document_cache() if reuse is not None and len(text) >= CHUNKED_MIN else None
+    if cache is not None:
+        key = ("normalise", reuse)
+        memo: dict = {}
+        got = _normalise_chunked(text, code, frontmatter, cache.kept.get(key) or {}, memo)
         if got is not None:
+            cache.kept[key] = memo  # the stretches of this version only: what the next one reuses
             return got
     blocks = [c for c in code if not _inline_code(text, c)]
     one_line = [c for c in code if "\n" not in text[c[0] : c[1]]]
@@ -930,9 +941,6 @@ CHUNKED_MIN = 8_192
 (:func:`_normalise_chunked`); below it, one pass over the text costs less than the bookkeeping."""
 CHUNK_MIN = 1_024
 """A stretch ends at the first blank line at least this many code points after its start."""
-_CHUNK_MEMO: dict[tuple, tuple] = {}
-_CHUNK_MEMO_MAX = 8_192
-"""Most stretch readings :func:`_normalise_chunked` keeps (the memo is emptied past it)."""
 
 
 def _overlapping(spans: Sequence[tuple[int, int]]) -> bool:
@@ -968,7 +976,9 @@ def _clip_all(text: str, code: Sequence[tuple[int, int]], cuts: list[int]) -> li
     return [tuple(x) for x in out]
 
 
-def _normalise_chunked(text: str, code: list[tuple[int, int]], frontmatter: tuple[int, int] | None) -> Reading | None:
+def _normalise_chunked(
+    text: str, code: list[tuple[int, int]], frontmatter: tuple[int, int] | None, old: dict, new: dict
+) -> Reading | None:
     """:func:`normalise` of ``text`` put together from the readings of its stretches, or
     ``None`` when the code spans overlap (then the whole text is read in one pass).
 
@@ -992,8 +1002,10 @@ def _normalise_chunked(text: str, code: list[tuple[int, int]], frontmatter: tupl
       that overlap are found by a bisection that looks back at most four spans
       (:func:`_spans_index`), which cutting could change: such a text is not put together.
 
-    Each stretch's reading is memoised by its text, the tail, its cut spans and ``prev_latin``;
-    the segments are moved into place and two copy segments that meet are merged as
+    Each stretch's reading is looked up in ``old`` by its text, the tail, its cut spans and
+    ``prev_latin`` (the last version's stretches), computed when missing, and put in ``new``
+    (so a document keeps the stretches of one version: about its reading's size again); the
+    segments are moved into place and two copy segments that meet are merged as
     :class:`_Builder` merges them. ``tests/unit/test_normalize_chunked.py`` compares the result
     with one pass over corpus files and generated texts."""
     if _overlapping(code):
@@ -1006,9 +1018,6 @@ def _normalise_chunked(text: str, code: list[tuple[int, int]], frontmatter: tupl
             cuts.append(c)
     cuts.append(n)
     spans = _clip_all(text, code, cuts)
-    memo = _CHUNK_MEMO
-    if len(memo) > _CHUNK_MEMO_MAX:
-        memo.clear()
     parts: list[str] = []
     out_starts: list[int] = []
     src_starts: list[int] = []
@@ -1028,7 +1037,7 @@ def _normalise_chunked(text: str, code: list[tuple[int, int]], frontmatter: tupl
         if frontmatter is not None and frontmatter[1] > a and frontmatter[0] < b:
             fm = (max(frontmatter[0], a) - a, min(frontmatter[1], b) - a)
         key = (piece, end, spans[k], fm, a > 0)
-        got = memo.get(key)
+        got = old.get(key) or new.get(key)
         if got is None:
             cs = spans[k]
             r = _normalise_core(
@@ -1040,7 +1049,8 @@ def _normalise_chunked(text: str, code: list[tuple[int, int]], frontmatter: tupl
                 fm,
                 a > 0,
             )
-            got = memo[key] = (r.text, tuple(r.out_starts), tuple(r.src_starts), tuple(r.src_ends), tuple(r.copies))
+            got = (r.text, tuple(r.out_starts), tuple(r.src_starts), tuple(r.src_ends), tuple(r.copies))
+        new[key] = got
         rtext, ro, rs, re_, rc = got
         if not ro:
             continue

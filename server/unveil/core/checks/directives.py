@@ -683,7 +683,7 @@ def _build_state(text: str, markdown, decoded: bool) -> DocState:
     if decoded:
         dc.regions.hidden = [(0, len(text))]
     _scope.checkpoint()
-    reading = normalise(text, dc.regions.code, dc.regions.frontmatter)
+    reading = normalise(text, dc.regions.code, dc.regions.frontmatter, reuse=None if decoded else "directives")
     _scope.checkpoint()
     view = dc.view
     fold = None if decoded else "directives "  # (a payload's texts are not the document's next version)
