@@ -181,6 +181,32 @@ def test_leet_memo_gives_the_cold_result(seed):
         assert obfuscation._find_leet(t) == warm
 
 
+def test_leet_lines_found_from_their_pairs_are_every_line_a_search_finds():
+    """``_find_leet`` judges only the lines holding a letter next to a digit or ``@ $ !``, found
+    in mapped bytes: the same runs as judging every line of ``_LINE_RE`` that ``_LEET_HINT``
+    finds something in, over generated texts with CR, CRLF and non-ASCII lines."""
+    rng = random.Random(31)
+    pieces = [LEET.rstrip("\n"), "1gn0r3", "pr3v10u5", "plain words", "é", "日本", "a1", "1a", "@x", "x$", "!",
+              " ", "\n", "\r\n", "\r", "\n\n", "v2.0", "h4x0r"]  # fmt: skip
+
+    def by_line(text):
+        out = []
+        for lm in obfuscation._LINE_RE.finditer(text):
+            if obfuscation._LEET_HINT.search(lm.group(0)):
+                got = obfuscation._leet_line(lm.group(0))
+                if got is not None:
+                    out.append((lm.start() + got[0], lm.start() + got[1], got[2]))
+        return out
+
+    found = 0
+    for _ in range(1500):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 25)))
+        want = by_line(text)
+        assert [(d.start, d.end, d.text) for d in obfuscation._find_leet(text)] == want, text
+        found += len(want)
+    assert found > 300
+
+
 def test_a_frame_word_on_any_line_frames_the_document_as_one_regex_search_did():
     import re
 

@@ -341,7 +341,7 @@ def _b64_windows(text: str) -> list[tuple[int, int]]:
     such character, nor ``=``, before it) and reads at most the run, two ``=`` and one more code
     point. The runs are found in the text's ASCII bytes (any other code point a ``?``), one byte
     per code point: the same matches as one ``finditer`` over the text, at a fraction of its cost."""
-    mapped = text.encode("ascii", "replace").translate(_B64_CLASS)
+    mapped = _scope.ascii_bytes(text).translate(_B64_CLASS)
     n = len(text)
     return [(m.start(), min(n, m.end() + 3)) for m in _B64_RUN.finditer(mapped)]
 
@@ -385,7 +385,7 @@ def _find_hex(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
     out = []
     seen: list[tuple[int, int]] = []
     # _HEX needs 16 hex digits in a row (ASCII only): look for them in the translated bytes first
-    raw = text.encode("ascii", "replace")
+    raw = _scope.ascii_bytes(text)
     dense = b"x" * 16 in raw.translate(_HEX_BYTES)
     windows = _hex_windows(text, raw)
     for pattern in (_HEX_LIST, _HEX) if dense else (_HEX_LIST,):
@@ -765,20 +765,34 @@ def _find_leet(text: str) -> list[Decoded]:
     when at least two tokens that contain leet characters map to keywords. Each line's result is
     a function of the line alone (:func:`_leet_line`, memoised): an editor re-analysing a
     document after one edit judges only the edited lines again."""
-    out = []
-    # _LEET_HINT (an ASCII letter next to a digit or @ $ !) from the ASCII bytes mapped to
-    # classes, one byte per code point: two finds per line instead of a regex search
-    mapped = text.encode("ascii", "replace").translate(_FAST_TRIGGERS[_LEET_HINT.pattern][0])
+    out: list[Decoded] = []
+    # _LEET_HINT (an ASCII letter next to a digit or @ $ !) found in the ASCII bytes mapped to
+    # classes, one byte per code point (line breaks map to neither class, so no pair crosses a
+    # line): only the lines of _LINE_RE holding one are judged, in order
+    mapped = _scope.ascii_bytes(text).translate(_FAST_TRIGGERS[_LEET_HINT.pattern][0])
     find = mapped.find
-    for lm in _LINE_RE.finditer(text):
-        a, b = lm.span()
-        if find(b"a0", a, b) < 0 and find(b"0a", a, b) < 0:
+    hits: set[int] = set()
+    for pair in (b"a0", b"0a"):
+        i = find(pair)
+        while i >= 0:
+            hits.add(i)
+            i = find(pair, i + 1)
+    done = -1  # end of the last line judged
+    n = len(text)
+    breaks = ("\n", "\r") if "\r" in text else ("\n",)
+    for i in sorted(hits):
+        if i < done:
             continue
-        line = lm.group(0)
-        got = _leet_line(line)
+        a = max(text.rfind(brk, 0, i) for brk in breaks) + 1
+        b = n
+        for brk in breaks:
+            j = text.find(brk, i, b)
+            if j >= 0:
+                b = j
+        done = b
+        got = _leet_line(text[a:b])
         if got is not None:
-            base = lm.start()
-            out.append(Decoded("OBF008", base + got[0], base + got[1], "leetspeak", got[2], False, True))
+            out.append(Decoded("OBF008", a + got[0], a + got[1], "leetspeak", got[2], False, True))
     return out
 
 
@@ -1369,7 +1383,7 @@ class _TriggerProbe:
         fast = _FAST_TRIGGERS.get(trigger.pattern)
         if fast is not None:
             if self._ascii is None:
-                self._ascii = self.text.encode("ascii", "replace")
+                self._ascii = _scope.ascii_bytes(self.text)
             mapped = self._ascii.translate(fast[0])
             return any(needle in mapped for needle in fast[1])
         needed = _LITERAL_TRIGGERS.get(trigger.pattern)

@@ -8,6 +8,8 @@ import re
 
 import regex
 
+from unveil.core import scope
+
 # --------------------------------------------------------------------------------------------
 # Scanners
 # --------------------------------------------------------------------------------------------
@@ -28,7 +30,7 @@ def ascii_control_spans(text: str) -> list[tuple[int, int]]:
     ``x`` and space (the alternation made every position of a 300 KB text try both branches:
     about 70 MB/s); ``\r`` is looked at only where the text has one. A class run holds no
     ``\r``, so the two lists never overlap."""
-    mapped = text.encode("ascii", "replace").translate(_CONTROL_BYTES)
+    mapped = scope.ascii_bytes(text).translate(_CONTROL_BYTES)
     spans = [m.span() for m in _X_RUNS.finditer(mapped)] if b"x" in mapped else []
     if "\r" in text:
         spans += [m.span() for m in _LONE_CR.finditer(text)]
