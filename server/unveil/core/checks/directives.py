@@ -599,10 +599,12 @@ class _Target:
             text = "\x00".join(parts)
             seen: dict[str, bool] = {}
             index = self.index
+            self._part_literals = None
             if index is not None and len(text) > _WINDOW_MIN_TEXT:
                 # the long literals through the Aho–Corasick automaton, stretch by stretch; an
                 # open document keeps each stretch's literals (an edit changes one stretch)
                 present: set[str] = set()
+                per_part: list[frozenset[str]] = []
                 memo = self.memo
                 for part in parts:
                     key = ("literals", id(index), _span_digest(part), len(part))
@@ -616,11 +618,32 @@ class _Target:
                         if memo is not None:
                             memo.put(key, lits)
                     present |= lits
+                    per_part.append(lits)
                 else:
                     seen = dict.fromkeys(index.literals, False)
                     seen.update(dict.fromkeys(present, True))
+                    self._part_literals = (parts, per_part, frozenset(index.literals))
             got = self._changed_text = (text, seen)
         return _may_match(clauses, got[0], got[1])
+
+    def changed_spans_for(self, clauses) -> list[tuple[int, int]]:
+        """The stretches of :meth:`changed_spans` in which every clause of ``clauses`` has a
+        member (case-folded): a match holds a member of each clause in what it matches
+        (:func:`~unveil.core.checks.pattern_analysis.required_literals`), and a search limited
+        to a stretch matches inside it, so the other stretches cannot add a match. Looked up in
+        the literals :meth:`may_match_changed` found per stretch (an ``in`` test for a literal
+        the automaton does not hold); every stretch when it found none."""
+        spans = self.changed_spans()
+        self.may_match_changed(clauses)
+        got = getattr(self, "_part_literals", None)
+        if not clauses or got is None:
+            return spans
+        parts, per_part, indexed = got
+        return [
+            span
+            for span, part, lits in zip(spans, parts, per_part)
+            if all(any((m in lits) if m in indexed else (m in part) for m in clause) for clause in clauses)
+        ]
 
     def line_index(self) -> "_Lines":
         if self.lines is None:
@@ -1058,8 +1081,9 @@ def _scan_pattern(
             if lines.ok:
                 windows = lines.windows(clauses, bounds_w)
     if t.changed is not None and windows_spans is None:
-        # the model view pass: only text around what the reading rewrote can match differently
-        windows_spans = t.changed_spans()
+        # the model view pass: only text around what the reading rewrote can match differently,
+        # and only the stretches of it that hold the pattern's literals
+        windows_spans = t.changed_spans_for(clauses)
     if (
         state.memo is not None
         and bounds is None  # (a pattern that is spliced keeps its whole list instead)
