@@ -74,3 +74,18 @@ def test_workspace_creates_lsp_documents_with_its_encoding():
     assert doc.version == 3
     assert doc.lines == ("\u00e9\u2028x",)
     assert doc.position_codec.encoding == types.PositionEncodingKind.Utf8
+
+
+def test_units_count_each_encodings_code_units_a_lone_surrogate_as_u_fffd():
+    import random
+
+    from unveil.core.document import units
+
+    rng = random.Random(3)
+    chars = ["a", "é", "日", "\U0001f600", "\U000e0041", "\udc80", "\ud800", "\u200b", "\n"]
+    for _ in range(5000):
+        s = "".join(rng.choice(chars) for _ in range(rng.randrange(0, 12)))
+        assert units(s, "utf-16") == sum(2 if ord(c) > 0xFFFF else 1 for c in s), repr(s)
+        assert units(s, "utf-32") == len(s)
+        assert units(s, "utf-8") == sum(3 if 0xD800 <= ord(c) <= 0xDFFF else len(c.encode()) for c in s), repr(s)
+    assert (units("a\U0001f600\udc80", "utf-16"), units("a\U0001f600\udc80", "utf-8")) == (4, 8)

@@ -41,15 +41,17 @@ def split_lsp_lines(text: str) -> list[str]:
 def units(s: str, encoding: str) -> int:
     """Length of ``s`` in ``encoding`` units: bytes (utf-8), UTF-16 code units or code points.
 
-    Raises ``ValueError`` for an unknown encoding. Lone surrogates (from undecodable input
-    kept with ``surrogateescape``) count as one unit in every encoding.
+    Raises ``ValueError`` for an unknown encoding. A lone surrogate (an undecodable byte kept
+    with ``surrogateescape``, which an editor shows as U+FFFD) counts as U+FFFD does: one
+    UTF-16 code unit, three UTF-8 bytes, one code point.
     """
     if encoding == "utf-32":
         return len(s)
     if encoding == "utf-16":
         if s.isascii():
             return len(s)
-        return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
+        # two bytes per UTF-16 code unit (a lone surrogate: two bytes, one unit)
+        return len(s.encode("utf-16-le", "surrogatepass")) // 2
     if encoding == "utf-8":
         if s.isascii():
             return len(s)
