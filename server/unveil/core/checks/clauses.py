@@ -1408,6 +1408,9 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     out: list[Finding] = []
     seen: dict[str, list[Span]] = {}
     n, k, lines = len(starts), 0, 0
+    # an open document: a line that holds no hit whether it is code or not needs no lookup of
+    # where it is (_quiet_line); elsewhere each line is new and that would judge it twice
+    quiet_memo = _quiet_memo(crs) if scope.document_cache() is not None else None
     while k < n:
         o, lit = starts[k], lits[k]
         if lit not in triggers:
@@ -1432,6 +1435,18 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
         if defined is None:
             concealment = next(cr for cr in crs.rules if cr.family == "concealment")
             defined = defined_action_terms(rt, concealment, _definition_starts(t))
+        if quiet_memo is not None:
+            qkey = (rt[ls:le], fold, defined)
+            quiet = quiet_memo.get(qkey)
+            if quiet is None:
+                if len(quiet_memo) >= _MEMO_MAX:
+                    quiet_memo.clear()
+                quiet = quiet_memo[qkey] = not any(
+                    _line_hits(crs, rt, folded, fold, ls, le, starts, lits, a, b, first, c, defined)
+                    for c in (False, True)
+                )
+            if quiet:
+                continue
         code = _code_line(dc, t, rt, ls, le, starts[first])
         for cr, us, h in _line_hits(crs, rt, folded, fold, ls, le, starts, lits, a, b, first, code, defined):
             f = _finding(cr, state, us + h.start, us + h.end, h)
@@ -1481,6 +1496,17 @@ def _line_hits(
             memo.clear()
         got = memo[key] = _line_hits_now(crs, rt, folded, ls, le, starts, lits, a, b, first, code, defined)
     return [(cr, ls + us, h) for cr, us, h in got]
+
+
+def _quiet_memo(crs: ClauseRules) -> dict | None:
+    """Per rule set: line text, case folding and defined terms → whether :func:`_line_hits`
+    finds nothing in the line whether it is judged code or not (then where the line lies does
+    not matter). ``None`` when :func:`_line_hits` keeps no memo (a slot literal holds a line
+    feed): each answer would cost two analyses of the line."""
+    local = crs.__dict__.get("_line_local")
+    if local is None:
+        local = crs.__dict__["_line_local"] = not any("\n" in lit for lit in _ranked_literals(crs)[0])
+    return crs.__dict__.setdefault("_quiet_memo", {}) if local else None
 
 
 def _opens(crs: ClauseRules, folded: str, o: int, lit: str, present: frozenset[str]) -> bool:
