@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
@@ -337,12 +338,19 @@ def comment_spans(yaml_text: str, offset: int = 0) -> list[tuple[int, int, str]]
 
     Scalars are located with ruamel.yaml's scanner (so ``"a # b"``, block scalars and
     ``http://x#y`` are not comments). When the YAML does not scan, the scalars found before the
-    error are used and the rest is read line by line. Never raises."""
+    error are used and the rest is read line by line. Never raises. A function of the YAML text
+    alone, cached (an open document's frontmatter is scanned again only when it changes)."""
+    return [(offset + a, offset + b, kind) for a, b, kind in _comment_spans(yaml_text)]
+
+
+@lru_cache(maxsize=256)
+def _comment_spans(yaml_text: str) -> tuple[tuple[int, int, str], ...]:
+    offset = 0
     out: list[tuple[int, int, str]] = []
     for m in _HTML_COMMENT.finditer(yaml_text):
         out.append((offset + m.start(), offset + m.end(), "frontmatter-html-comment"))
     if "#" not in yaml_text:
-        return out
+        return tuple(out)
     scalars: list[tuple[int, int]] = []
     scanned_to = len(yaml_text)
     try:
@@ -375,4 +383,4 @@ def comment_spans(yaml_text: str, offset: int = 0) -> list[tuple[int, int, str]]
         done_to = end
         out.append((offset + i, offset + end, "frontmatter-comment"))
     out.sort()
-    return out
+    return tuple(out)
