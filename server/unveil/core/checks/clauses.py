@@ -1402,15 +1402,20 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     dc = state.dc
     folded = t.folded if len(t.folded) == len(rt) else lower_in_place(rt)
     fold = 0 if folded is t.folded else 1  # how every line was folded
+    cache = scope.document_cache()
+    # a later version of an open document (its first version, or a document whose cache was
+    # dropped, judges each line as a fresh analysis does: every line is new to it)
+    later = cache is not None and ("clause occurrences", id(crs)) in cache.kept
     starts, lits = _occurrences_kept(folded, crs)
     triggers = crs.triggers
     defined: tuple[str, ...] | None = None if any(cr.family == "concealment" for cr in crs.rules) else ()
     out: list[Finding] = []
     seen: dict[str, list[Span]] = {}
     n, k, lines = len(starts), 0, 0
-    # an open document: a line that holds no hit whether it is code or not needs no lookup of
-    # where it is (_quiet_line); elsewhere each line is new and that would judge it twice
-    quiet_memo = _quiet_memo(crs) if scope.document_cache() is not None else None
+    # a later version of an open document: a line that holds no hit whether it is code or not
+    # needs no lookup of where it is (_quiet_memo); elsewhere most lines are new and that would
+    # judge each of them twice
+    quiet_memo = _quiet_memo(crs) if later else None
     while k < n:
         o, lit = starts[k], lits[k]
         if lit not in triggers:
