@@ -59,6 +59,8 @@ from dataclasses import dataclass
 
 import regex
 
+from unveil.core import scope
+
 PROSE_WORDS = 6
 """Word count from which non-instruction text is ``prose`` rather than ``short``."""
 
@@ -277,9 +279,10 @@ def classify(text: str, directives: bool = True) -> Verdict:
     got = _VERDICTS.get(key)
     if got is None:
         got = _classify(text, directives)
-        if len(_VERDICTS) >= _VERDICTS_MAX:
-            _VERDICTS.clear()
-        _VERDICTS[key] = got
+        if scope.memoising():  # (kept only for an open document's next version)
+            if len(_VERDICTS) >= _VERDICTS_MAX:
+                _VERDICTS.clear()
+            _VERDICTS[key] = got
     return got
 
 

@@ -659,6 +659,7 @@ def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: l
     n = len(text)
     ends = [m.span() for m in _LINE_END.finditer(text)]
     memo = _JOIN_MEMO
+    keep = _scope.memoising()  # (an open document's: see unveil.core.scope.memoising)
     if len(memo) > _JOIN_MEMO_MAX:
         memo.clear()
     for idx, (p, q) in enumerate(ends):
@@ -682,7 +683,9 @@ def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: l
         if key in memo:
             got = memo[key]
         else:
-            got = memo[key] = _join_at(prev, nxt, following, where)
+            got = _join_at(prev, nxt, following, where)
+            if keep:
+                memo[key] = got
         if got is not None:
             out.append((p, q + got[0], got[1]))
 

@@ -71,6 +71,18 @@ def checkpoint() -> None:
                 pass
 
 
+def memoising() -> bool:
+    """Whether the steps that memoise a unit of text (a line, a sentence, a line break: the
+    table in ``docs/architecture.md``) keep what they compute: only in an open document's
+    analysis (:func:`document_cache`), whose next version finds most units again. In any other
+    analysis (the command line, the language server's scan of files on disk) each unit is met
+    once, and keeping it only costs: over every sixth benign corpus file in one process, 114 MB
+    peak RSS and 13.9 s of CPU with the memos filled, 78 MB and 13.3 s without. Lookups still
+    read whatever an open document's analyses kept."""
+    t = _CURRENT.get()
+    return t is not None and t.get(_DOCUMENT) is not None
+
+
 def document_cache():
     """The current analysis' document cache (see :func:`analysis`), or ``None`` (the CLI, or
     outside an analysis)."""

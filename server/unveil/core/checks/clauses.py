@@ -1497,9 +1497,11 @@ def _line_hits(
     key = (rt[ls:le], fold, code, defined)
     got = memo.get(key)
     if got is None:
-        if len(memo) >= _MEMO_MAX:
-            memo.clear()
-        got = memo[key] = _line_hits_now(crs, rt, folded, ls, le, starts, lits, a, b, first, code, defined)
+        got = _line_hits_now(crs, rt, folded, ls, le, starts, lits, a, b, first, code, defined)
+        if scope.memoising():  # (kept only for an open document's next version)
+            if len(memo) >= _MEMO_MAX:
+                memo.clear()
+            memo[key] = got
     return [(cr, ls + us, h) for cr, us, h in got]
 
 
@@ -1577,11 +1579,13 @@ def _analysed(
     key = (id(cr), sentence, present, defined, antecedent_risky)
     got = memo.get(key)
     if got is None:
-        if len(memo) >= _MEMO_MAX:
-            memo.clear()
         if defined or antecedent_risky:
             cr = replace(cr, defined=defined, antecedent_risky=antecedent_risky)
-        got = memo[key] = tuple(analyse_sentence(cr, sentence, present))
+        got = tuple(analyse_sentence(cr, sentence, present))
+        if scope.memoising():  # (kept only for an open document's next version)
+            if len(memo) >= _MEMO_MAX:
+                memo.clear()
+            memo[key] = got
     return got
 
 

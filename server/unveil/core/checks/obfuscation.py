@@ -326,9 +326,10 @@ def _b64_text(run: str, urlsafe: bool) -> str | None:
         decoded = _b64decode(run, urlsafe)
         if decoded is not None and not _textlike(decoded):
             decoded = None
-    if len(_B64_TEXT) >= _B64_TEXT_MAX:
-        _B64_TEXT.clear()
-    _B64_TEXT[key] = decoded
+    if _scope.memoising():
+        if len(_B64_TEXT) >= _B64_TEXT_MAX:
+            _B64_TEXT.clear()
+        _B64_TEXT[key] = decoded
     return decoded
 
 
@@ -651,9 +652,11 @@ def _frames(line: str) -> tuple[bool, bool]:
     """Whether ``line`` has a rot13 frame word and a reversal frame word (memoised per line)."""
     got = _FRAME_MEMO.get(line)
     if got is None:
-        if len(_FRAME_MEMO) >= _ROT_MEMO_MAX:
-            _FRAME_MEMO.clear()
-        got = _FRAME_MEMO[line] = (bool(_ROT_FRAME.search(line)), bool(_REV_FRAME.search(line)))
+        got = (bool(_ROT_FRAME.search(line)), bool(_REV_FRAME.search(line)))
+        if _scope.memoising():
+            if len(_FRAME_MEMO) >= _ROT_MEMO_MAX:
+                _FRAME_MEMO.clear()
+            _FRAME_MEMO[line] = got
     return got
 
 
@@ -701,9 +704,10 @@ def _rot_line(line: str, prev_line: str, any_rot: bool, any_rev: bool) -> tuple[
                 decoded = line[s:e].translate(_ROT13).strip()
                 out.append(Decoded("OBF006", s, e, "rot13", decoded, framed, quiet=True))
     result = tuple(out)
-    if len(_ROT_MEMO) >= _ROT_MEMO_MAX:
-        _ROT_MEMO.clear()
-    _ROT_MEMO[key] = result
+    if _scope.memoising():
+        if len(_ROT_MEMO) >= _ROT_MEMO_MAX:
+            _ROT_MEMO.clear()
+        _ROT_MEMO[key] = result
     return result
 
 
@@ -821,9 +825,10 @@ def _leet_line(line: str) -> tuple[int, int, str] | None:
             segment,
         )
         got = (start, end, plain)
-    if len(_LEET_MEMO) >= _ROT_MEMO_MAX:
-        _LEET_MEMO.clear()
-    _LEET_MEMO[line] = got
+    if _scope.memoising():
+        if len(_LEET_MEMO) >= _ROT_MEMO_MAX:
+            _LEET_MEMO.clear()
+        _LEET_MEMO[line] = got
     return got
 
 

@@ -600,9 +600,10 @@ def judge_sentence(vt: str, s: int, e: int, follow: str = "") -> list[Hit]:
     got = _SENTENCE_MEMO.get(key)
     if got is None:
         got = tuple(_shift_hit(h, -s) for h in _judge_sentence(vt, s, e, follow))
-        if len(_SENTENCE_MEMO) >= _SENTENCE_MEMO_MAX:
-            _SENTENCE_MEMO.clear()
-        _SENTENCE_MEMO[key] = got
+        if scope.memoising():  # (kept only for an open document's next version)
+            if len(_SENTENCE_MEMO) >= _SENTENCE_MEMO_MAX:
+                _SENTENCE_MEMO.clear()
+            _SENTENCE_MEMO[key] = got
     return [_shift_hit(h, s) for h in got] if s else list(got)
 
 
