@@ -630,13 +630,9 @@ def test_clause_scan_of_an_edited_document_equals_a_fresh_scan(sharp_s):
         return [f for f in result.findings if f.rule in rules]
 
     def fresh(text):
-        # with empty memos; the open document's are put back for its next version (an analysis
-        # without a document cache keeps nothing: unveil.core.scope.memoising)
-        saved = {name: crs.__dict__.pop(name, None) for name in ("_line_memo", "_memo", "_hold_memo", "_quiet_memo")}
-        try:
-            return clause_findings(analyze((text + " ")[:-1], "AGENTS.md", count_tokens=False))
-        finally:
-            crs.__dict__.update({k: v for k, v in saved.items() if v is not None})
+        # no document cache: no memo at all (they are an open document's: unveil.core.scope.memo)
+        crs.__dict__.pop("_hold_memo", None)
+        return clause_findings(analyze((text + " ")[:-1], "AGENTS.md", count_tokens=False))
 
     rng = random.Random(5)
     sentences = [x for x in _EDIT_SENTENCES if sharp_s or "ß" not in x]
@@ -655,15 +651,15 @@ def test_clause_scan_of_an_edited_document_equals_a_fresh_scan(sharp_s):
         else:
             lines[i] += rng.choice(typed)
         text = "\n".join(lines)
-        size = len(crs.__dict__.get("_line_memo", {}))
+        size = len(cache.memos.get(("clause lines", id(crs)), {}))
         got = clause_findings(analyze(text, "AGENTS.md", count_tokens=False, incremental=cache))
         if step:
-            memo_hits += size > 0 and len(crs.__dict__.get("_line_memo", {})) - size < 5
+            memo_hits += size > 0 and len(cache.memos.get(("clause lines", id(crs)), {})) - size < 5
         assert got == fresh(text), step
         total += len(got)
     assert total > 80 * 3
     assert memo_hits > 60  # an edit analysed a few lines anew, not the document
-    quiet = crs.__dict__["_quiet_memo"]  # lines with no hit whether code or not: not located
+    quiet = cache.memos[("clause quiet lines", id(crs))]  # lines with no hit whether code or not: not located
     assert any(quiet.values()) and not all(quiet.values())
     kept = cache.splices.readings.get("clauses")
     if sharp_s:  # case folding moved offsets: the defining verbs are searched in full
@@ -699,8 +695,7 @@ def test_clause_line_memo_sees_what_lies_outside_the_line():
     ]
     want = []
     for text in versions:
-        for name in ("_line_memo", "_memo", "_hold_memo"):
-            crs.__dict__.pop(name, None)
+        crs.__dict__.pop("_hold_memo", None)
         want.append(
             [
                 (f.rule, f.start, f.end)

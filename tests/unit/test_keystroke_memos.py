@@ -22,13 +22,14 @@ CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 
 @pytest.fixture
 def open_document():
-    """An open document's analysis around the test: the memos keep what they compute only there
-    (``unveil.core.scope.memoising``)."""
+    """An open document's analysis around the test: the memos are that document's
+    (``unveil.core.scope.memo``); yields its ``DocumentCache``."""
     from unveil.core import scope
     from unveil.core.incremental import DocumentCache
 
-    with scope.analysis(DocumentCache()):
-        yield
+    cache = DocumentCache()
+    with scope.analysis(cache):
+        yield cache
 
 
 def _edits(text: str, n: int, seed: int) -> list[str]:
@@ -146,7 +147,8 @@ def test_joiner_memo_gives_the_cold_reading(seed, open_document):
     texts = [SOFT, *_edits(SOFT, 30, seed)]
     for t in texts:
         warm = _reading(t)
-        normalize._JOIN_MEMO.clear()
+        assert open_document.memos["line joins"]
+        open_document.memos.clear()
         assert _reading(t) == warm
 
 
@@ -154,7 +156,7 @@ def test_joiner_memo_on_corpus_edits(open_document):
     for t in _corpus_sample(8):
         for v in [t, *_edits(t, 4, 3)]:
             warm = _reading(v)
-            normalize._JOIN_MEMO.clear()
+            open_document.memos.clear()
             assert _reading(v) == warm
 
 
@@ -174,8 +176,8 @@ def test_rot_memo_gives_the_cold_result(seed, open_document):
     base = "# Notes\n\nSome ordinary words here.\n" + ROT + "rot13 follows:\n" + ROT + "\n.txet desrever a si sihT\n"
     for t in [base, *_edits(base, 25, seed)]:
         warm = obfuscation._find_rot_and_reversed(t)
-        obfuscation._ROT_MEMO.clear()
-        obfuscation._FRAME_MEMO.clear()
+        assert open_document.memos["rot13 lines"] and open_document.memos["rot13 frames"]
+        open_document.memos.clear()
         assert obfuscation._find_rot_and_reversed(t) == warm
 
 
@@ -188,7 +190,8 @@ def test_leet_memo_gives_the_cold_result(seed, open_document):
     assert [(d.start, d.end) for d in obfuscation._find_leet(base)] == [(53, 100), (120, 167)]
     for t in [base, *_edits(base, 25, seed)]:
         warm = obfuscation._find_leet(t)
-        obfuscation._LEET_MEMO.clear()
+        assert open_document.memos["leetspeak lines"]
+        open_document.memos.clear()
         assert obfuscation._find_leet(t) == warm
 
 
@@ -228,7 +231,6 @@ def test_a_frame_word_on_any_line_frames_the_document_as_one_regex_search_did():
         ROT,
     ]
     for t in texts:
-        obfuscation._FRAME_MEMO.clear()
         lines = [m.group(0) for m in re.finditer(r"[^\r\n]+", t)]
         assert any(obfuscation._frames(x)[0] for x in lines) == bool(obfuscation._ROT_FRAME.search(t))
         assert any(obfuscation._frames(x)[1] for x in lines) == bool(obfuscation._REV_FRAME.search(t))
@@ -335,7 +337,6 @@ def _clause_findings(text: str, incremental=None):
 
 
 def test_clause_memo_gives_the_cold_findings():
-    from unveil.core.checks import clauses
 
     base = _clause_findings(CLAUSE_DOC)
     assert sorted(r for r, *_ in base) == ["AGY040", "CON040", "PIN040"]
@@ -344,9 +345,8 @@ def test_clause_memo_gives_the_cold_findings():
     cache = DocumentCache()  # an open document's versions: the memo keeps what they judge
     for t in [CLAUSE_DOC, *_edits(CLAUSE_DOC, 12, 5)]:
         warm = _clause_findings(t, cache)
-        for memo in ("_memo", "_line_memo", "_quiet_memo"):
-            clauses.load_clause_rules().__dict__.pop(memo, None)
-        assert _clause_findings(t) == warm
+        assert cache.memos
+        assert _clause_findings(t) == warm  # no document cache: nothing memoised
 
 
 # --------------------------------------------------------------------------- classify memo
@@ -367,10 +367,12 @@ def test_classify_memo_gives_the_cold_verdict(text, directives, open_document):
     from unveil.core import instruction
 
     warm = instruction.classify(text, directives)
-    instruction._VERDICTS.clear()
+    memo = open_document.memos["hidden-text verdicts"]
+    assert memo[(text, directives)] is warm
+    memo.clear()
     cold = instruction.classify(text, directives)
     assert cold == warm
-    assert instruction.classify(text, directives) is instruction._VERDICTS[(text, directives)]
+    assert instruction.classify(text, directives) is memo[(text, directives)]
 
 
 # --------------------------------------------------------------------------- decoder triggers

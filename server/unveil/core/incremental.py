@@ -197,6 +197,7 @@ class DocumentCache:
 
         self.splices = SpliceLog()  # the pattern rules' matches in the last version, spliced into the next
         self.kept: dict = {}  # what a check keeps of the last version for the next (each check's own, exact)
+        self.memos: dict = {}  # per-unit memos of this document (unveil.core.scope.memo)
 
     def next_version(self) -> None:
         """Called once at the start of each version's analysis: the per-version memos that no

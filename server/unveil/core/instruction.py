@@ -263,7 +263,6 @@ def signals(text: str) -> tuple[str, ...]:
     return tuple(name for name in ORDER if any(p.search(view) for p in _PATTERNS[name]))
 
 
-_VERDICTS: dict[tuple[str, bool], Verdict] = {}
 _VERDICTS_MAX = 20_000
 
 
@@ -276,13 +275,12 @@ def classify(text: str, directives: bool = True) -> Verdict:
     re-analysing a document classifies again only the hidden texts an edit changed.
     Never raises (any unexpected failure degrades to the word-count verdict)."""
     key = (text, directives)
-    got = _VERDICTS.get(key)
+    memo = scope.memo("hidden-text verdicts")  # (an open document's: unveil.core.scope.memo)
+    got = memo.get(key) if memo is not None else None
     if got is None:
         got = _classify(text, directives)
-        if scope.memoising():  # (kept only for an open document's next version)
-            if len(_VERDICTS) >= _VERDICTS_MAX:
-                _VERDICTS.clear()
-            _VERDICTS[key] = got
+        if memo is not None:
+            scope.keep(memo, key, got, _VERDICTS_MAX)
     return got
 
 

@@ -658,9 +658,10 @@ def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: l
     block_inside = block_inside or code_inside
     n = len(text)
     ends = [m.span() for m in _LINE_END.finditer(text)]
-    memo = _JOIN_MEMO
-    keep = _scope.memoising()  # (an open document's: see unveil.core.scope.memoising)
-    if len(memo) > _JOIN_MEMO_MAX:
+    memo = _scope.memo("line joins")  # (an open document's: unveil.core.scope.memo)
+    if memo is None:
+        memo = {}
+    elif len(memo) > _JOIN_MEMO_MAX:
         memo.clear()
     for idx, (p, q) in enumerate(ends):
         if q >= n:
@@ -683,14 +684,11 @@ def _join_edits(text: str, skip, fm: tuple[int, int] | None, code_inside, out: l
         if key in memo:
             got = memo[key]
         else:
-            got = _join_at(prev, nxt, following, where)
-            if keep:
-                memo[key] = got
+            got = memo[key] = _join_at(prev, nxt, following, where)
         if got is not None:
             out.append((p, q + got[0], got[1]))
 
 
-_JOIN_MEMO: dict[tuple, tuple[int, str] | None] = {}
 _JOIN_MEMO_MAX = 50_000
 """Most line-break decisions :func:`_join_edits` keeps (the memo is emptied past it)."""
 

@@ -71,16 +71,34 @@ def checkpoint() -> None:
                 pass
 
 
-def memoising() -> bool:
-    """Whether the steps that memoise a unit of text (a line, a sentence, a line break: the
-    table in ``docs/architecture.md``) keep what they compute: only in an open document's
-    analysis (:func:`document_cache`), whose next version finds most units again. In any other
-    analysis (the command line, the language server's scan of files on disk) each unit is met
-    once, and keeping it only costs: over every sixth benign corpus file in one process, 114 MB
-    peak RSS and 13.9 s of CPU with the memos filled, 78 MB and 13.3 s without. Lookups still
-    read whatever an open document's analyses kept."""
+def memo(name: object) -> dict | None:
+    """The memo called ``name`` of the open document being analysed (kept in its
+    :class:`unveil.core.incremental.DocumentCache`, so it goes with it), or ``None`` outside an
+    open document's analysis: then the step computes without keeping anything.
+
+    The steps that memoise a unit of text (a line, a sentence, a line break: the table in
+    ``docs/architecture.md``) pay off only for an open document's next version, which finds
+    most units again. In any other analysis (the command line, the language server's scan of
+    files on disk) each unit is met once, and keeping it only costs: over every sixth benign
+    corpus file in one process, 114 MB peak RSS and 13.9 s of CPU with process-wide memos,
+    78 MB and 13.3 s without. Per document, a server with many files open keeps the units of
+    the few documents it keeps caches for, not of every file it ever analysed."""
     t = _CURRENT.get()
-    return t is not None and t.get(_DOCUMENT) is not None
+    cache = None if t is None else t.get(_DOCUMENT)
+    if cache is None:
+        return None
+    memos = cache.memos
+    got = memos.get(name)
+    if got is None:
+        got = memos[name] = {}
+    return got
+
+
+def keep(memo: dict, key: object, value: object, most: int) -> None:
+    """``memo[key] = value``, the memo emptied first when it holds ``most`` entries."""
+    if len(memo) >= most:
+        memo.clear()
+    memo[key] = value
 
 
 def document_cache():

@@ -1493,15 +1493,13 @@ def _line_hits(
     local = crs.__dict__.get("_line_local")
     if local is None:
         local = crs.__dict__["_line_local"] = not any("\n" in lit for lit in _ranked_literals(crs)[0])
-    memo = crs.__dict__.setdefault("_line_memo", {}) if local else {}
+    memo = scope.memo(("clause lines", id(crs))) if local else None  # (an open document's)
     key = (rt[ls:le], fold, code, defined)
-    got = memo.get(key)
+    got = memo.get(key) if memo is not None else None
     if got is None:
         got = _line_hits_now(crs, rt, folded, ls, le, starts, lits, a, b, first, code, defined)
-        if scope.memoising():  # (kept only for an open document's next version)
-            if len(memo) >= _MEMO_MAX:
-                memo.clear()
-            memo[key] = got
+        if memo is not None:
+            scope.keep(memo, key, got, _MEMO_MAX)
     return [(cr, ls + us, h) for cr, us, h in got]
 
 
@@ -1513,7 +1511,7 @@ def _quiet_memo(crs: ClauseRules) -> dict | None:
     local = crs.__dict__.get("_line_local")
     if local is None:
         local = crs.__dict__["_line_local"] = not any("\n" in lit for lit in _ranked_literals(crs)[0])
-    return crs.__dict__.setdefault("_quiet_memo", {}) if local else None
+    return scope.memo(("clause quiet lines", id(crs))) if local else None
 
 
 def _opens(crs: ClauseRules, folded: str, o: int, lit: str, present: frozenset[str]) -> bool:
@@ -1575,17 +1573,15 @@ def _analysed(
     anaphoric opening refers to): a pure function of them, so an editor re-analysing a
     document after an edit analyses only the sentences the edit touched. The hits are shared:
     callers only read them."""
-    memo = crs.__dict__.setdefault("_memo", {})
+    memo = scope.memo(("clause sentences", id(crs)))  # (an open document's: unveil.core.scope.memo)
     key = (id(cr), sentence, present, defined, antecedent_risky)
-    got = memo.get(key)
+    got = memo.get(key) if memo is not None else None
     if got is None:
         if defined or antecedent_risky:
             cr = replace(cr, defined=defined, antecedent_risky=antecedent_risky)
         got = tuple(analyse_sentence(cr, sentence, present))
-        if scope.memoising():  # (kept only for an open document's next version)
-            if len(memo) >= _MEMO_MAX:
-                memo.clear()
-            memo[key] = got
+        if memo is not None:
+            scope.keep(memo, key, got, _MEMO_MAX)
     return got
 
 

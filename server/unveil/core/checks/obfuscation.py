@@ -309,7 +309,6 @@ def _find_base64(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
     return list(out.values())
 
 
-_B64_TEXT: dict[tuple[str, bool], str | None] = {}
 _B64_TEXT_MAX = 20_000
 
 
@@ -319,17 +318,16 @@ def _b64_text(run: str, urlsafe: bool) -> str | None:
     (:func:`_textlike`): a function of the run alone, memoised (an edited document has the same
     runs again; the memo is emptied past :data:`_B64_TEXT_MAX` runs)."""
     key = (run, urlsafe)
-    if key in _B64_TEXT:
-        return _B64_TEXT[key]
+    memo = _scope.memo("base64 runs")
+    if memo is not None and key in memo:
+        return memo[key]
     decoded = None
     if _MIXED.search(run) and not run.isdigit() and not (run.isalpha() and (run.islower() or run.isupper())):
         decoded = _b64decode(run, urlsafe)
         if decoded is not None and not _textlike(decoded):
             decoded = None
-    if _scope.memoising():
-        if len(_B64_TEXT) >= _B64_TEXT_MAX:
-            _B64_TEXT.clear()
-        _B64_TEXT[key] = decoded
+    if memo is not None:
+        _scope.keep(memo, key, decoded, _B64_TEXT_MAX)
     return decoded
 
 
@@ -645,22 +643,17 @@ def _lines_of(text: str) -> list[tuple[int, str]]:
     return out
 
 
-_FRAME_MEMO: dict[str, tuple[bool, bool]] = {}
-
-
 def _frames(line: str) -> tuple[bool, bool]:
     """Whether ``line`` has a rot13 frame word and a reversal frame word (memoised per line)."""
-    got = _FRAME_MEMO.get(line)
+    memo = _scope.memo("rot13 frames")
+    got = memo.get(line) if memo is not None else None
     if got is None:
         got = (bool(_ROT_FRAME.search(line)), bool(_REV_FRAME.search(line)))
-        if _scope.memoising():
-            if len(_FRAME_MEMO) >= _ROT_MEMO_MAX:
-                _FRAME_MEMO.clear()
-            _FRAME_MEMO[line] = got
+        if memo is not None:
+            _scope.keep(memo, line, got, _ROT_MEMO_MAX)
     return got
 
 
-_ROT_MEMO: dict[tuple, tuple[Decoded, ...]] = {}
 _ROT_MEMO_MAX = 20_000
 """Most lines whose :func:`_rot_line` result is kept (the memo is emptied when full)."""
 
@@ -670,7 +663,8 @@ def _rot_line(line: str, prev_line: str, any_rot: bool, any_rev: bool) -> tuple[
     relative to the line's start (code points). Memoised by its arguments and the registered
     :data:`vocabulary` (a pure function of them)."""
     key = (line, prev_line, any_rot, any_rev, vocabulary)
-    got = _ROT_MEMO.get(key)
+    memo = _scope.memo("rot13 lines")
+    got = memo.get(key) if memo is not None else None
     if got is not None:
         return got
     out: list[Decoded] = []
@@ -704,10 +698,8 @@ def _rot_line(line: str, prev_line: str, any_rot: bool, any_rev: bool) -> tuple[
                 decoded = line[s:e].translate(_ROT13).strip()
                 out.append(Decoded("OBF006", s, e, "rot13", decoded, framed, quiet=True))
     result = tuple(out)
-    if _scope.memoising():
-        if len(_ROT_MEMO) >= _ROT_MEMO_MAX:
-            _ROT_MEMO.clear()
-        _ROT_MEMO[key] = result
+    if memo is not None:
+        _scope.keep(memo, key, result, _ROT_MEMO_MAX)
     return result
 
 
@@ -800,14 +792,12 @@ def _find_leet(text: str) -> list[Decoded]:
     return out
 
 
-_LEET_MEMO: dict[str, tuple[int, int, str] | None] = {}
-
-
 def _leet_line(line: str) -> tuple[int, int, str] | None:
     """``(start, end, plain text)`` of the leetspeak run of one line (offsets in the line), or
     ``None``; memoised per line (at most :data:`_ROT_MEMO_MAX` lines, then emptied)."""
-    if line in _LEET_MEMO:
-        return _LEET_MEMO[line]
+    memo = _scope.memo("leetspeak lines")
+    if memo is not None and line in memo:
+        return memo[line]
     hits = []
     for tm in _LEET_TOKEN.finditer(line):
         tok = tm.group(0)
@@ -825,10 +815,8 @@ def _leet_line(line: str) -> tuple[int, int, str] | None:
             segment,
         )
         got = (start, end, plain)
-    if _scope.memoising():
-        if len(_LEET_MEMO) >= _ROT_MEMO_MAX:
-            _LEET_MEMO.clear()
-        _LEET_MEMO[line] = got
+    if memo is not None:
+        _scope.keep(memo, line, got, _ROT_MEMO_MAX)
     return got
 
 

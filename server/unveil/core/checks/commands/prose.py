@@ -597,17 +597,15 @@ def judge_sentence(vt: str, s: int, e: int, follow: str = "") -> list[Hit]:
     sentence's text and ``follow`` (every search reads ``vt[s:e]`` only), memoised by them with
     offsets relative to ``s``: an edit re-judges only the sentences it changed."""
     key = (vt[s:e], follow)
-    got = _SENTENCE_MEMO.get(key)
+    memo = scope.memo("prose sentences")  # (an open document's: unveil.core.scope.memo)
+    got = memo.get(key) if memo is not None else None
     if got is None:
         got = tuple(_shift_hit(h, -s) for h in _judge_sentence(vt, s, e, follow))
-        if scope.memoising():  # (kept only for an open document's next version)
-            if len(_SENTENCE_MEMO) >= _SENTENCE_MEMO_MAX:
-                _SENTENCE_MEMO.clear()
-            _SENTENCE_MEMO[key] = got
+        if memo is not None:
+            scope.keep(memo, key, got, _SENTENCE_MEMO_MAX)
     return [_shift_hit(h, s) for h in got] if s else list(got)
 
 
-_SENTENCE_MEMO: dict[tuple[str, str], tuple[Hit, ...]] = {}
 _SENTENCE_MEMO_MAX = 20_000
 """Most sentences whose :func:`judge_sentence` result is kept (the memo is emptied when full)."""
 
