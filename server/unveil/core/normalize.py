@@ -53,8 +53,10 @@ import bisect
 import html.entities
 import json
 import unicodedata
+from array import array
 from dataclasses import dataclass, field
 from functools import lru_cache
+from hashlib import blake2b
 from pathlib import Path
 from typing import Sequence
 
@@ -1003,8 +1005,8 @@ def _normalise_chunked(
       that overlap are found by a bisection that looks back at most four spans
       (:func:`_spans_index`), which cutting could change: such a text is not put together.
 
-    Each stretch's reading is looked up in ``old`` by its text, the tail, its cut spans and
-    ``prev_latin`` (the last version's stretches), computed when missing, and put in ``new``
+    Each stretch's reading is looked up in ``old`` by its text (a 128-bit BLAKE2b of it, with
+    the tail), its cut spans and ``prev_latin`` (the last version's stretches), computed when missing, and put in ``new``
     (so a document keeps the stretches of one version: about its reading's size again); the
     segments are moved into place and two copy segments that meet are merged as
     :class:`_Builder` merges them. ``tests/unit/test_normalize_chunked.py`` compares the result
@@ -1037,7 +1039,8 @@ def _normalise_chunked(
         fm = None
         if frontmatter is not None and frontmatter[1] > a and frontmatter[0] < b:
             fm = (max(frontmatter[0], a) - a, min(frontmatter[1], b) - a)
-        key = (piece, end, spans[k], fm, a > 0)
+        # (a 128-bit BLAKE2b of the stretch's text stands for it: the memo keeps no copy)
+        key = (blake2b(piece.encode("utf-8", "surrogatepass"), digest_size=16).digest(), end, spans[k], fm, a > 0)
         got = old.get(key) or new.get(key)
         if got is None:
             cs = spans[k]
@@ -1050,7 +1053,8 @@ def _normalise_chunked(
                 fm,
                 a > 0,
             )
-            got = (r.text, tuple(r.out_starts), tuple(r.src_starts), tuple(r.src_ends), tuple(r.copies))
+            # (offsets as machine integers: a tenth of the memory of a tuple of Python ints)
+            got = (r.text, array("q", r.out_starts), array("q", r.src_starts), array("q", r.src_ends), tuple(r.copies))
         new[key] = got
         rtext, ro, rs, re_, rc = got
         if not ro:
