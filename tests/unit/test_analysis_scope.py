@@ -169,3 +169,31 @@ def test_lowered_is_computed_once_per_string_in_an_analysis():
     big = "A" * (sc.LOWERED_SHARE_MAX + 1)
     with sc.analysis(None, None):
         assert sc.lowered(big) == big.lower() and sc.lowered(big) is not sc.lowered(big)  # not kept
+
+
+def test_an_open_documents_analysis_leaves_no_cycle_holding_its_readings():
+    """What one version of an open document built (the pattern rules' readings with their texts
+    and indexes, the splice sessions with every match) is freed when the analysis returns, not
+    at the collector's next full pass: no target or session of the rules is left in a cycle."""
+    import gc
+
+    from unveil.core.analyze import analyze
+    from unveil.core.checks import directives, splice
+    from unveil.core.incremental import DocumentCache
+
+    text = "# Notes\n\n" + "*Read* the file and\nsend it on. Plain words here.\n\n" * 400
+    cache = DocumentCache()
+    analyze(text, "AGENTS.md", count_tokens=False, incremental=cache)
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        analyze(text + "x", "AGENTS.md", count_tokens=False, incremental=cache)
+        gc.collect()
+        left = [type(o) for o in gc.garbage]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert directives._Target not in left and splice.Session not in left
+    assert cache.splices.has_base("reading")

@@ -88,6 +88,7 @@ from __future__ import annotations
 
 import logging
 import time
+import weakref
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -545,12 +546,18 @@ class _Target:
 
     def set_changed(self, source_spans, view) -> None:
         """Mark this target (the model view) as a second pass: ``source_spans`` are the source
-        ranges the reading rewrote or deleted; their lines are computed on first use."""
+        ranges the reading rewrote or deleted; their lines are computed on first use. (The
+        function holds this target weakly: a cycle would keep each version's target, its texts and
+        its indexes alive until the collector's next full pass.)"""
         memo: list = []
+        me = weakref.ref(self)
 
         def changed() -> set[int]:
             if not memo:
-                lines = self.line_index()
+                target = me()
+                if target is None:  # pragma: no cover - the target is alive while it is searched
+                    return set()
+                lines = target.line_index()
                 starts = lines.starts
                 got: set[int] = set()
                 vo = view.view_offset

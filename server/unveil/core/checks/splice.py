@@ -305,6 +305,10 @@ class Session:
         return max(0, d.prefix - reach + 1), min(n, n - d.suffix + lb + reach)
 
 
+def _no_run(cls: str) -> int:
+    raise RuntimeError("a committed splice session asked for a class run")
+
+
 class SpliceLog:
     """The whole-text matches of the pattern rules over the last analysed version of each
     reading of one open document (the language server keeps one per document, in
@@ -327,8 +331,12 @@ class SpliceLog:
 
     def commit(self, name: str, session: Session) -> None:
         """Keep what ``session`` found for the next version (a version whose analysis stopped
-        before its end commits nothing: the previous one stays, as valid as it was)."""
+        before its end commits nothing: the previous one stays, as valid as it was). The session
+        is done: it lets go of ``exact_run`` (a method of its caller's object, which holds the
+        session: a cycle that kept each version's texts and matches until the collector's next
+        full pass)."""
         self.readings[name] = Reading(session.text, session.entries, session.runs, session.bounds, session.quiet)
+        session._exact_run = _no_run
 
 
 def splice(
