@@ -27,6 +27,7 @@ _CURRENT: ContextVar[dict | None] = ContextVar("unveil_analysis_scope", default=
 
 _DOCUMENT = " document cache"  # not a kind: kinds are plain names
 _PAUSE = " pause"
+_MEMOS = " memos"
 
 
 @contextmanager
@@ -72,22 +73,22 @@ def checkpoint() -> None:
 
 
 def memo(name: object) -> dict | None:
-    """The memo called ``name`` of the open document being analysed (kept in its
-    :class:`unveil.core.incremental.DocumentCache`, so it goes with it), or ``None`` outside an
-    open document's analysis: then the step computes without keeping anything.
+    """The memo called ``name``: the open document's being analysed (kept in its
+    :class:`unveil.core.incremental.DocumentCache`, so it goes with it, and serves the next
+    version), else the current analysis' (dropped when it returns: it serves the units a file
+    repeats); ``None`` outside an analysis (the step computes without keeping anything).
 
     The steps that memoise a unit of text (a line, a sentence, a line break: the table in
-    ``docs/architecture.md``) pay off only for an open document's next version, which finds
-    most units again. In any other analysis (the command line, the language server's scan of
-    files on disk) each unit is met once, and keeping it only costs: over every sixth benign
-    corpus file in one process, 114 MB peak RSS and 13.9 s of CPU with process-wide memos,
-    78 MB and 13.3 s without. Per document, a server with many files open keeps the units of
-    the few documents it keeps caches for, not of every file it ever analysed."""
+    ``docs/architecture.md``) pay off across versions only for an open document, which finds
+    most units again. Kept for the whole process, they held every unit of every file analysed:
+    over every sixth benign corpus file in one process, 114 MB peak RSS and 13.9 s of CPU with
+    process-wide memos, 78 MB and 13.3 s with none. A server with many files open keeps the
+    units of the few documents it keeps caches for."""
     t = _CURRENT.get()
-    cache = None if t is None else t.get(_DOCUMENT)
-    if cache is None:
+    if t is None:
         return None
-    memos = cache.memos
+    cache = t.get(_DOCUMENT)
+    memos = cache.memos if cache is not None else t.setdefault(_MEMOS, {})
     got = memos.get(name)
     if got is None:
         got = memos[name] = {}
