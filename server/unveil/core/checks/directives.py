@@ -612,6 +612,7 @@ class _Target:
                 # open document keeps each stretch's literals (an edit changes one stretch)
                 present: set[str] = set()
                 per_part: list[frozenset[str]] = []
+                canon: dict[frozenset[str], frozenset[str]] = {}
                 memo = self.memo
                 for part in parts:
                     key = ("literals", id(index), _span_digest(part), len(part))
@@ -625,11 +626,11 @@ class _Target:
                         if memo is not None:
                             memo.put(key, lits)
                     present |= lits
-                    per_part.append(lits)
+                    per_part.append(canon.setdefault(lits, lits))  # (one object per distinct set)
                 else:
                     seen = dict.fromkeys(index.literals, False)
                     seen.update(dict.fromkeys(present, True))
-                    self._part_literals = (parts, per_part, frozenset(index.literals))
+                    self._part_literals = (per_part, frozenset(index.literals))
             got = self._changed_text = (text, seen)
         return _may_match(clauses, got[0], got[1])
 
@@ -643,13 +644,15 @@ class _Target:
         spans = self.changed_spans()
         self.may_match_changed(clauses)
         got = getattr(self, "_part_literals", None)
-        if not clauses or got is None:
+        folded = self.folded
+        if not clauses or got is None or len(folded) != len(self.text):
             return spans
-        parts, per_part, indexed = got
+        per_part, indexed = got
+        find = folded.find
         return [
-            span
-            for span, part, lits in zip(spans, parts, per_part)
-            if all(any((m in lits) if m in indexed else (m in part) for m in clause) for clause in clauses)
+            (a, b)
+            for (a, b), lits in zip(spans, per_part)
+            if all(any((m in lits) if m in indexed else find(m, a, b) >= 0 for m in clause) for clause in clauses)
         ]
 
     def line_index(self) -> "_Lines":

@@ -754,6 +754,9 @@ def _best(hits: list):
 
 
 _LEET_HINT = re.compile(r"[A-Za-z][0-9@$!]|[0-9@$!][A-Za-z]")
+_LEET_PAIR = re.compile(rb"a0|0a")
+""":data:`_LEET_HINT` in the bytes its class table maps a text to (letters ``a``, digits and
+``@ $ !`` ``0``): a line holds a match of one exactly when it holds a match of the other."""
 
 
 def _find_leet(text: str) -> list[Decoded]:
@@ -766,17 +769,11 @@ def _find_leet(text: str) -> list[Decoded]:
     # classes, one byte per code point (line breaks map to neither class, so no pair crosses a
     # line): only the lines of _LINE_RE holding one are judged, in order
     mapped = _scope.ascii_bytes(text).translate(_FAST_TRIGGERS[_LEET_HINT.pattern][0])
-    find = mapped.find
-    hits: set[int] = set()
-    for pair in (b"a0", b"0a"):
-        i = find(pair)
-        while i >= 0:
-            hits.add(i)
-            i = find(pair, i + 1)
     done = -1  # end of the last line judged
     n = len(text)
     breaks = ("\n", "\r") if "\r" in text else ("\n",)
-    for i in sorted(hits):
+    for pm in _LEET_PAIR.finditer(mapped):  # in order; a line's first pair is enough
+        i = pm.start()
         if i < done:
             continue
         a = max(text.rfind(brk, 0, i) for brk in breaks) + 1
