@@ -1490,10 +1490,7 @@ def _line_hits(
     ``defined``): a pure function of them (no slot literal holds a line feed, and case mappings
     do not look across one), offsets kept relative to the line (emptied past
     :data:`_MEMO_MAX` lines)."""
-    local = crs.__dict__.get("_line_local")
-    if local is None:
-        local = crs.__dict__["_line_local"] = not any("\n" in lit for lit in _ranked_literals(crs)[0])
-    memo = scope.memo(("clause lines", id(crs))) if local else None  # (an open document's)
+    memo = scope.memo(("clause lines", id(crs))) if _line_local(crs) else None
     key = (rt[ls:le], fold, code, defined)
     got = memo.get(key) if memo is not None else None
     if got is None:
@@ -1508,10 +1505,16 @@ def _quiet_memo(crs: ClauseRules) -> dict | None:
     finds nothing in the line whether it is judged code or not (then where the line lies does
     not matter). ``None`` when :func:`_line_hits` keeps no memo (a slot literal holds a line
     feed): each answer would cost two analyses of the line."""
+    return scope.memo(("clause quiet lines", id(crs))) if _line_local(crs) else None
+
+
+def _line_local(crs: ClauseRules) -> bool:
+    """Whether no slot literal of ``crs`` holds a line feed, so a line's hits are a function of
+    the line (the condition of the per-line memos); computed once per rule set."""
     local = crs.__dict__.get("_line_local")
     if local is None:
         local = crs.__dict__["_line_local"] = not any("\n" in lit for lit in _ranked_literals(crs)[0])
-    return scope.memo(("clause quiet lines", id(crs))) if local else None
+    return local
 
 
 def _opens(crs: ClauseRules, folded: str, o: int, lit: str, present: frozenset[str]) -> bool:
