@@ -50,7 +50,11 @@ async function openFile(page, name, folderHint) {
   await page.keyboard.press('Control+P');
   await page.waitForSelector('.quick-input-widget input', { timeout: 15000 });
   await page.keyboard.type(folderHint ? `${folderHint}/${name}` : name);
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
+  // the row of that folder's file: right after typing, the list can still hold another file of
+  // the same name (a recently opened one), and clicking it opened the wrong AGENTS.md
+  let rows = page.locator('.quick-input-list .monaco-list-row', { hasText: name });
+  if (folderHint) rows = rows.filter({ hasText: folderHint });
+  const row = rows.first();
   await row.waitFor({ timeout: 15000 });
   await row.click();
   await page.waitForSelector(`.tab.active:has-text("${name}")`, { timeout: 15000 });
