@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from unveil.core import analyze as analyze_mod
-from unveil.core import markdown, tokens
+from unveil.core import markdown, scope, tokens
 from unveil.core.document import Document
 from unveil.core.incremental import DocumentCache
 
@@ -141,11 +141,52 @@ def test_token_stream_and_markdown_layer_identical_after_random_edits():
             want = md.parse(text, env_fresh)
             assert got == want, (text[:200], cache.stats)
             assert env_inc == env_fresh
-            # the layer also matches records to tokens by string identity: compare it too
-            assert markdown.parse(Document(text), layers.tokenize) == markdown.parse(Document(text))
+            # the layer also matches records to tokens by string identity: compare it too, built
+            # as an open document's is (its inline facts kept and moved between versions)
+            with scope.analysis(layers):
+                layers.next_version()
+                assert markdown.parse(Document(text), layers.tokenize) == markdown.parse(Document(text))
             steps += 1
             reused += not cache.stats.full
     assert reused >= steps // 2  # the incremental path is what was tested, not only the fallback
+
+
+def test_inline_facts_kept_and_moved_by_an_edit_above():
+    """An open document's inline code, HTML, links, images and character references are kept per
+    inline token and moved when an edit above shifts them: the layer equals a fresh one, and
+    the unchanged tokens' facts come from the document cache (hits), not a new walk."""
+    body = "".join(
+        f"Para {i}: run `cmd {i}` and see [docs](https://example.com/{i} 'T{i}') ![alt {i}](i{i}.png) "
+        f"<b>x</b> &amp; done.\r\n\r\n"
+        for i in range(30)
+    )
+    text = "# Title\r\n\r\n" + body + "[not a definition]: (inside a paragraph)\n"
+    cache = DocumentCache()
+    for edit in ("", "more ", "x\n\n", "\r\n"):
+        text = text[:2] + edit + text[2:]  # in the heading: everything below moves
+        with scope.analysis(cache):
+            cache.next_version()
+            got = markdown.parse(Document(text), cache.tokenize)
+        want = markdown.parse(Document(text))
+        assert got == want
+        assert len(got.links) == 60 and len(got.entities) == 30 and len(got.code) == 30
+        assert [(ln.start, ln.end) for ln in got.links][:2] == [(ln.start, ln.end) for ln in want.links][:2]
+    assert got.paragraph_definitions == want.paragraph_definitions
+    assert [(d.label, d.title, d.line) for d in got.paragraph_definitions] == [
+        ("not a definition", "inside a paragraph", 65)
+    ]
+    assert cache.relocatable.hits >= 30 * 3  # the 30 paragraphs' facts reused in each later version
+
+
+def test_inline_facts_of_a_plain_paragraph_are_not_computed(monkeypatch):
+    """A content with none of `` ` < [ & `` can hold no code span, HTML, link, image or
+    character reference: its source offsets are never mapped."""
+    calls = []
+    real = markdown._inline_facts
+    monkeypatch.setattr(markdown, "_inline_facts", lambda *a: calls.append(a[1].content) or real(*a))
+    layer = markdown.parse(Document("Plain words here.\n\nWith `code` here.\n\nAnd [a] link.\n"))
+    assert calls == ["With `code` here.", "And [a] link."]
+    assert layer.code == [markdown.Span(24, 30)]
 
 
 def test_block_and_inline_reuse_on_a_typed_character():

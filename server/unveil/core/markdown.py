@@ -576,10 +576,13 @@ def _fill(doc: Document, layer: MarkdownLayer, tokenize=None) -> None:
             inline_blocks.append(tok)
         elif t == "definition" and tok.map:
             definitions.append(tok)
+    entities: dict[int, list] = {}  # id(content string) -> the entity records naming it
+    for ent in env.get(_ENV_ENTITIES, ()):
+        entities.setdefault(id(ent[0]), []).append(ent)
     for k, tok in enumerate(inline_blocks):
         if not k % 256:
             scope.checkpoint()  # a background analysis may wait here (unveil.core.scope)
-        _inline(doc, tok, env, layer)
+        _inline(doc, tok, entities, layer)
     # headings and sections
     for n, (line, level, title) in enumerate(heading_marks):
         start = doc.line_starts[line] if line < doc.line_count else len(doc.text)
@@ -694,7 +697,69 @@ def _fence(doc: Document, tok, start: int, end: int) -> Fence:
     return Fence(start, end, line, info, lang, info_span, rest_span)
 
 
-def _inline(doc: Document, tok, env: dict, layer: MarkdownLayer) -> None:
+_FACT_CHARS = re.compile(r"[`<\[&]")
+"""What an inline token's content must hold for :func:`_inline` to find anything: the rules
+whose tokens it records (:data:`_WANTED`: backticks, HTML, links, images, character references)
+start at one of these characters, and so does a reference definition line."""
+
+
+def _inline(doc: Document, tok, entities: dict[int, list], layer: MarkdownLayer) -> None:
+    """Add what one inline token holds to ``layer``: inline code, inline HTML, links and images,
+    character references (``entities``: the parse's entity records by ``id`` of the content
+    string they name) and reference-definition-like lines of a paragraph.
+
+    In an open document (:func:`unveil.core.incremental.relocatable`) the offset-carrying facts
+    of a token are kept by its content, its source lines and its children list (by identity:
+    the incremental tokenizer hands an unchanged content's previous parse on, and the kept entry
+    holds that list so its ``id`` stays its own); a token at a new place gets them moved. They
+    are a function of those alone: the children and entity records come from that one parse,
+    and every offset is the first source line's start plus a distance measured inside the
+    source lines (:func:`_content_line_offsets`). A token whose content reaches past the last
+    line is never kept (its offsets there are the text's length)."""
+    content = tok.content
+    if _FACT_CHARS.search(content) is None:
+        return
+    first = tok.map[0]
+    last = first + content.count("\n")
+    mine = entities.get(id(content), ())
+    if last < doc.line_count:
+        from unveil.core.incremental import relocatable
+
+        base = doc.line_starts[first]
+        src = doc.text[base : doc.line_span(last)[1]]
+        children = tok.children
+        facts = relocatable(
+            "markdown inline",
+            (content, src, id(children)),
+            base,
+            lambda: [("", children), *_inline_facts(doc, tok, mine)],
+            _shift_fact,
+        )
+    else:
+        facts = _inline_facts(doc, tok, mine)
+    for name, fact in facts:
+        if name:
+            getattr(layer, name).append(fact)
+    if "[" in content:
+        offs: tuple[int, ...] | None = None
+        for n, piece in enumerate(content.split("\n")):
+            m = _DEF_LINE.match(piece)
+            if m is None:
+                continue
+            if offs is None:
+                offs = _content_line_offsets(doc, content, first)
+            if n < len(offs):
+                start = offs[n]
+                title = next(g for g in m.group(3, 4, 5) if g is not None)
+                layer.paragraph_definitions.append(
+                    RefDef(m.group(1), m.group(2) or "", title, start, start + len(piece.rstrip()), first + n, False)
+                )
+
+
+def _inline_facts(doc: Document, tok, entities) -> list[tuple[str, object]]:
+    """``(layer list name, fact)`` of each inline code span, inline HTML chunk, link, image and
+    character reference of one inline token, in the order :func:`_inline` adds them."""
+    out: list[tuple[str, object]] = []
     content = tok.content
     offs = _content_line_offsets(doc, content, tok.map[0])
 
@@ -711,11 +776,18 @@ def _inline(doc: Document, tok, env: dict, layer: MarkdownLayer) -> None:
                 continue
             a, b = at(pos[0]), at(pos[1])
             if c.type == "code_inline":
-                layer.code.append(Span(a, b))
+                out.append(("code", Span(a, b)))
             elif c.type == "html_inline":
-                layer.html.append(
-                    HtmlChunk(
-                        a, b, c.content, False, _content_line_offsets_from(doc, content, offs, pos[0], c.content, nl)
+                out.append(
+                    (
+                        "html",
+                        HtmlChunk(
+                            a,
+                            b,
+                            c.content,
+                            False,
+                            _content_line_offsets_from(doc, content, offs, pos[0], c.content, nl),
+                        ),
                     )
                 )
             elif c.type in ("image", "link_open"):
@@ -724,8 +796,11 @@ def _inline(doc: Document, tok, env: dict, layer: MarkdownLayer) -> None:
                 title_span = Span(at(parts[2]), at(parts[3])) if parts[3] > parts[2] >= 0 else None
                 title = str(c.attrs.get("title", "") or "")
                 if c.type == "image":
-                    layer.links.append(
-                        Link("image", a, b, str(c.attrs.get("src", "")), title, c.content, text_span, title_span)
+                    out.append(
+                        (
+                            "links",
+                            Link("image", a, b, str(c.attrs.get("src", "")), title, c.content, text_span, title_span),
+                        )
                     )
                     continue
                 label = []
@@ -734,22 +809,46 @@ def _inline(doc: Document, tok, env: dict, layer: MarkdownLayer) -> None:
                         break
                     if d.type in ("text", "code_inline", "image"):
                         label.append(d.content)
-                layer.links.append(
-                    Link("link", a, b, str(c.attrs.get("href", "")), title, "".join(label), text_span, title_span)
+                out.append(
+                    (
+                        "links",
+                        Link("link", a, b, str(c.attrs.get("href", "")), title, "".join(label), text_span, title_span),
+                    )
                 )
 
     walk(tok.children)
-    for n, piece in enumerate(content.split("\n")):
-        m = _DEF_LINE.match(piece)
-        if m and n < len(offs):
-            start = offs[n]
-            title = next(g for g in m.group(3, 4, 5) if g is not None)
-            layer.paragraph_definitions.append(
-                RefDef(m.group(1), m.group(2) or "", title, start, start + len(piece.rstrip()), tok.map[0] + n, False)
-            )
-    for ent in env.get(_ENV_ENTITIES, ()):
+    for ent in entities:
         if ent[0] is content:
-            layer.entities.append(Entity(at(ent[1]), at(ent[2]), ent[3], ent[4]))
+            out.append(("entities", Entity(at(ent[1]), at(ent[2]), ent[3], ent[4])))
+    return out
+
+
+def _shift_span(s: Span | None, d: int) -> Span | None:
+    return None if s is None else Span(s.start + d, s.end + d)
+
+
+def _shift_fact(item: tuple[str, object], d: int) -> tuple[str, object]:
+    """One item of :func:`_inline_facts` (or the children anchor, ``("", list)``) with every
+    document offset moved by ``d`` code points."""
+    name, f = item
+    if isinstance(f, Span):
+        return name, Span(f.start + d, f.end + d)
+    if isinstance(f, HtmlChunk):
+        return name, HtmlChunk(f.start + d, f.end + d, f.content, f.block, tuple(o + d for o in f.line_offsets))
+    if isinstance(f, Link):
+        return name, Link(
+            f.kind,
+            f.start + d,
+            f.end + d,
+            f.href,
+            f.title,
+            f.text,
+            _shift_span(f.text_span, d),
+            _shift_span(f.title_span, d),
+        )
+    if isinstance(f, Entity):
+        return name, Entity(f.start + d, f.end + d, f.raw, f.decoded)
+    return item
 
 
 _DEF_LINE = re.compile(r"""^\[([^\]]+)\]:[ \t]*(<>|#|<#>)?[ \t]*(?:\(([^()]*)\)|"([^"]*)"|'([^']*)')[ \t]*$""")
