@@ -40,6 +40,17 @@ async def pull(ls) -> object | None:
     return result[0] if result else None
 
 
+def adds_nothing(section) -> bool:
+    """Whether the client's ``unveil`` section, laid over the project configuration as an editor
+    layer (:func:`unveil.core.project.editor_layer`), changes no setting: not a mapping (``null``),
+    or only empty values (``{}``, which many clients answer ``workspace/configuration`` with).
+    Then the analyses started before it arrived stand (no second analysis of each open file)."""
+    from unveil.core.project import editor_layer
+
+    layer = editor_layer(section)
+    return not isinstance(layer, dict) or not layer
+
+
 def wants_isolation(options) -> bool:
     """Whether ``initializationOptions`` ask for no project configuration: ``isolated: true`` at the
     top level or in the ``unveil`` section (the VS Code client sends it for an untrusted
@@ -85,9 +96,11 @@ def register(server) -> None:
                 log.info("could not register for didChangeConfiguration: %s", exc)
         section = await pull(ls)
         if section is not None:
+            before = ls.settings
             ls.settings = ls.init_settings.merged(section)
             ls.editor_layers = [ls.editor_layers[0], section]
-            ls.reanalyse_all()
+            if not adds_nothing(section) or ls.settings != before:
+                ls.reanalyse_all()
         ls.after_initialized()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
