@@ -24,7 +24,12 @@ def test_sections_that_change_nothing(section):
 
 @pytest.mark.parametrize(
     "section",
-    [{"ignore": ["HID002"]}, {"unveil": {"select": ["hidden"]}}, {"severity": {"HID001": "hint"}}, {"budgets": {"x": 1}}],
+    [
+        {"ignore": ["HID002"]},
+        {"unveil": {"select": ["hidden"]}},
+        {"severity": {"HID001": "hint"}},
+        {"budgets": {"x": 1}},
+    ],
 )
 def test_sections_that_change_a_setting(section):
     assert adds_nothing(section) is False

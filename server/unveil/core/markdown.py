@@ -536,13 +536,182 @@ def parse(doc: Document, tokenize=None) -> MarkdownLayer:
 
 
 def _fill(doc: Document, layer: MarkdownLayer, tokenize=None) -> None:
+    if tokenize is None and _streams(doc.text):
+        if _fill_streaming(doc, layer):
+            return
+        _reset(layer)  # footnote syntax after all: the plain way
     env: dict = {}
     tokens = _parser().parse(doc.text, env) if tokenize is None else tokenize(_parser(), doc.text, env)
     scope.checkpoint()
-    heading_marks: list[tuple[int, int, str]] = []
+    heading_marks: list[list] = []
     footnote_defs: list[tuple[str, int, int, int]] = []
-    inline_blocks = []
-    definitions = []
+    inline_blocks: list = []
+    definitions: list = []
+    _block_facts(doc, layer, tokens, heading_marks, footnote_defs, inline_blocks, definitions, None)
+    entities: dict[int, list] = {}  # id(content string) -> the entity records naming it
+    for ent in env.get(_ENV_ENTITIES, ()):
+        entities.setdefault(id(ent[0]), []).append(ent)
+    for k, tok in enumerate(inline_blocks):
+        if not k % 256:
+            scope.checkpoint()  # a background analysis may wait here (unveil.core.scope)
+        _inline(doc, tok, entities, layer)
+    _finish(doc, layer, env, heading_marks, footnote_defs, definitions)
+
+
+_CORE_CHAIN = ["normalize", "block", "inline", "footnote_tail", "text_join"]
+"""The core rules of :func:`_parser`, in order, that :func:`_fill_streaming` runs itself."""
+
+
+def _streams(text: str) -> bool:
+    """Whether :func:`_fill_streaming` parses ``text``: no footnote syntax (``[^`` or ``^[``:
+    the footnote plugin's ``footnote_tail`` rewrites the whole token stream) and the parser's
+    core chain is :data:`_CORE_CHAIN`."""
+    if "[^" in text or "^[" in text:
+        return False
+    return [r.name for r in _parser().core.ruler.__rules__ if r.enabled] == _CORE_CHAIN
+
+
+def _fill_streaming(doc: Document, layer: MarkdownLayer) -> bool:
+    """:func:`_fill` without holding the whole token stream (a 10 MB file's is about 1.3 GB of
+    Python objects at its peak): markdown-it's core chain run by hand, as ``MarkdownIt.parse``
+    runs it, the same tokens made in the same order, but each top-level block's tokens are read
+    as soon as the block is parsed and only its ``inline`` and ``definition`` tokens are kept;
+    then each inline token is parsed (every reference definition is known by then, as in
+    ``parse``), joined (``text_join``), read, and dropped. A text without ``]:`` can hold no
+    reference definition: there each block's inline tokens are read right after the block, so
+    no more than one top-level block's tokens are held (block rules never read what inline
+    parses write to the environment: the entity and used-label records, and footnote records,
+    which send the text to :func:`_fill`).
+
+    Exact because nothing reads a finished top-level block's tokens: block rules read only the
+    tokens they push (the list rule marks its own paragraphs tight from its own first token),
+    the inline rule reads one inline token's content and the environment, ``text_join`` one
+    inline token's children, and ``footnote_tail`` changes nothing when the plugin recorded no
+    definition, reference or inline footnote (:func:`_streams` leaves texts with footnote syntax
+    to :func:`_fill`, and a record found after all sends the text there too). The entity records
+    an inline parse appends name that token's content string (the layer matches them by
+    identity); a parse records them for its own content only. Tested equal to :func:`_fill` on
+    every corpus file. Returns ``False`` (``layer`` partly filled) when a footnote rule fired
+    after all."""
+    from markdown_it.rules_block.state_block import StateBlock
+    from markdown_it.rules_core.state_core import StateCore
+    from markdown_it.rules_core.text_join import text_join
+
+    md = _parser()
+    env: dict = {}
+    state = StateCore(doc.text, md, env)
+    normalize_source(state)
+    heading_marks: list[list] = []
+    footnote_defs: list[tuple[str, int, int, int]] = []
+    inlines: list = []  # every inline token, in order (those without a line map are parsed too)
+    definitions: list = []
+    titles: dict[int, int] = {}  # id(inline token) -> index in heading_marks of the heading it titles
+    # inline parses read the reference definitions, which block rules record: with none possible
+    # (every definition holds "]:"), each block's inline tokens are read as soon as it is parsed
+    at_once = "]:" not in state.src
+
+    def read_inlines() -> None:
+        for k, tok in enumerate(inlines):
+            if not k % 256:
+                scope.checkpoint()  # a background analysis may wait here (unveil.core.scope)
+            if tok.children is None:
+                tok.children = []
+            records = env.get(_ENV_ENTITIES)
+            n0 = len(records) if records is not None else 0
+            md.inline.parse(tok.content, md, env, tok.children)
+            text_join(_OneToken(tok))  # type: ignore[arg-type]
+            head = titles.pop(id(tok), None)
+            if head is not None:
+                heading_marks[head][2] = _inline_text(tok)
+            if tok.map:
+                records = env.get(_ENV_ENTITIES)
+                mine = records[n0:] if records is not None else ()
+                _inline(doc, tok, {id(tok.content): mine} if mine else {}, layer)
+            tok.children = None
+            inlines[k] = None
+        inlines.clear()
+
+    if state.src:
+        out: list = []
+        bstate = StateBlock(state.src, md, env, out)
+        rules = md.block.ruler.getRules("")
+        max_nesting = md.options.maxNesting
+        line, end = bstate.line, bstate.lineMax
+        has_empty = False
+        blocks = 0
+        # markdown-it's ParserBlock.tokenize at the top level, same steps (parser_block.py)
+        while line < end:
+            bstate.line = line = bstate.skipEmptyLines(line)
+            if line >= end:
+                break
+            if bstate.sCount[line] < bstate.blkIndent:
+                break
+            if bstate.level >= max_nesting:
+                bstate.line = end
+                break
+            ok = False
+            for rule in rules:
+                ok = rule(bstate, line, end, False)
+                if ok:
+                    if bstate.line <= line:
+                        raise RuntimeError("block rule didn't increment state.line")
+                    break
+            if not ok:
+                raise RuntimeError("none of the block rules matched")
+            _block_facts(doc, layer, out, heading_marks, footnote_defs, inlines, definitions, titles)
+            out.clear()
+            if at_once:
+                read_inlines()
+            blocks += 1
+            if not blocks % 256:
+                scope.checkpoint()
+            bstate.tight = not has_empty
+            line = bstate.line
+            if (line - 1) < end and bstate.isEmpty(line - 1):
+                has_empty = True
+            if line < end and bstate.isEmpty(line):
+                has_empty = True
+                line += 1
+                bstate.line = line
+    scope.checkpoint()
+    if _footnoted(env):  # a footnote block rule fired after all
+        return False
+    read_inlines()
+    if _footnoted(env):  # a footnote reference or inline footnote after all
+        return False
+    _finish(doc, layer, env, heading_marks, footnote_defs, definitions)
+    return True
+
+
+def _footnoted(env: dict) -> bool:
+    """Whether the footnote plugin recorded a definition, reference or inline footnote (its
+    reference rule also leaves an empty record wherever it was tried)."""
+    data = env.get("footnotes") or {}
+    return bool(data.get("refs") or data.get("list"))
+
+
+class _OneToken:
+    """What markdown-it's ``text_join`` core rule reads of its state (``tokens``), for one inline
+    token."""
+
+    def __init__(self, tok) -> None:
+        self.tokens = [tok]
+
+
+def _reset(layer: MarkdownLayer) -> MarkdownLayer:
+    """``layer`` emptied in place (its fields as a new layer's) and returned."""
+    fresh = MarkdownLayer()
+    layer.__dict__.clear()
+    layer.__dict__.update(fresh.__dict__)
+    return layer
+
+
+def _block_facts(doc, layer, tokens, heading_marks, footnote_defs, inline_blocks, definitions, titles) -> None:
+    """Read block tokens (the whole stream, or one top-level block's): code blocks, HTML
+    blocks, the frontmatter and footnote definitions go to ``layer`` and the lists given; each
+    heading's title is read from the token after its ``heading_open`` now, or, with ``titles``
+    (streaming: the inline token is not parsed yet), when that inline token is parsed.
+    ``inline_blocks`` gets the inline tokens with a line map, or with ``titles`` every one."""
     for i, tok in enumerate(tokens):
         t = tok.type
         if t == "front_matter" and tok.map and tok.map[0] == 0:
@@ -565,24 +734,27 @@ def _fill(doc: Document, layer: MarkdownLayer, tokenize=None) -> None:
             start = offs[0] if offs else start
             layer.html.append(HtmlChunk(start, end, tok.content, True, offs))
         elif t == "heading_open" and tok.map:
-            title = _inline_text(tokens[i + 1]) if i + 1 < len(tokens) else ""
-            heading_marks.append((tok.map[0], int(tok.tag[1:]) if tok.tag[1:].isdigit() else 1, title))
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            level = int(tok.tag[1:]) if tok.tag[1:].isdigit() else 1
+            if titles is not None and nxt is not None and nxt.type == "inline":
+                titles[id(nxt)] = len(heading_marks)
+                heading_marks.append([tok.map[0], level, ""])
+            else:
+                heading_marks.append([tok.map[0], level, _inline_text(nxt) if nxt is not None else ""])
         elif t == "footnote_open":
             label = str((tok.meta or {}).get("label", ""))
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             if nxt is not None and nxt.map:
                 footnote_defs.append((label, nxt.map[0], nxt.map[1], int((tok.meta or {}).get("id", -1))))
-        elif t == "inline" and tok.map:
+        elif t == "inline" and (tok.map or titles is not None):
             inline_blocks.append(tok)
         elif t == "definition" and tok.map:
             definitions.append(tok)
-    entities: dict[int, list] = {}  # id(content string) -> the entity records naming it
-    for ent in env.get(_ENV_ENTITIES, ()):
-        entities.setdefault(id(ent[0]), []).append(ent)
-    for k, tok in enumerate(inline_blocks):
-        if not k % 256:
-            scope.checkpoint()  # a background analysis may wait here (unveil.core.scope)
-        _inline(doc, tok, entities, layer)
+
+
+def _finish(doc, layer, env, heading_marks, footnote_defs, definitions) -> None:
+    """The rest of :func:`_fill` once every token is read: sections, reference definitions
+    (used, duplicate), footnotes, sorting, frontmatter comments, the HTML pass, hidden spans."""
     # headings and sections
     for n, (line, level, title) in enumerate(heading_marks):
         start = doc.line_starts[line] if line < doc.line_count else len(doc.text)
