@@ -54,3 +54,30 @@ def test_the_trimmer_waits_for_enough_text_and_an_idle_second(monkeypatch):
 
     asyncio.run(go())
     assert trims == [1, 1, 1]
+
+
+def test_the_idle_trim_collects_cycles_first(monkeypatch):
+    import gc
+    import weakref
+
+    class Node:
+        pass
+
+    monkeypatch.setattr(memory, "trim", lambda: True)
+    old = gc.get_threshold()
+    try:
+        memory.fewer_collections()
+        assert gc.get_threshold() == memory.GC_THRESHOLD == (10_000, 10, 10)
+        a, b = Node(), Node()
+        a.other, b.other = b, a  # a cycle: reference counting alone never frees it
+        gone = weakref.ref(a)
+        del a, b
+        gc.disable()
+        try:
+            assert gone() is not None
+            assert memory.collect_and_trim() is True
+            assert gone() is None
+        finally:
+            gc.enable()
+    finally:
+        gc.set_threshold(*old)

@@ -650,6 +650,7 @@ def run(argv: list[str] | None = None) -> int:
     root.setLevel(args.log_level)
     logging.getLogger("pygls").setLevel(logging.DEBUG if args.log_level == "DEBUG" else logging.WARNING)
     server = create_server()
+    memory.fewer_collections()
     # Warm up in an analysis thread while the client initializes: the first analysis imports the
     # parsers and loads the rule patterns (from the compiled-pattern cache, core/rxcache.py), so
     # the first didOpen does not pay for it. The tokenizer loads later (watch_tokenizer).
