@@ -10,6 +10,7 @@ the step computes without its memo.
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -435,6 +436,23 @@ def test_base64_runs_found_from_the_ascii_class_runs_are_every_match():
         for rx in (obfuscation._B64, obfuscation._B64URL):
             got = [m.span() for a, b in windows for m in rx.finditer(text, a, b)]
             assert got == [m.span() for m in rx.finditer(text)], text[:80]
+
+
+@pytest.mark.parametrize("minimum", [1, 2, 16])
+def test_class_runs_are_the_matches_of_a_run_pattern(minimum):
+    """``obfuscation._runs``: the maximal runs of at least ``minimum`` ``x`` bytes found with
+    fixed-string searches are the matches of ``x{minimum,}``, at the ends, whole, one short."""
+    rnd = random.Random(minimum)
+    texts = [b"", b"x", b" ", b"x" * minimum, b"x" * (minimum - 1), b" " + b"x" * 40 + b" ", b"x" * 40]
+    texts += [bytes(rnd.choice(b"x x") for _ in range(rnd.randrange(0, 120))) for _ in range(3000)]
+    texts += [b" ".join(b"x" * rnd.randrange(0, 40) for _ in range(rnd.randrange(1, 12))) for _ in range(2000)]
+    rx = re.compile(rb"x{%d,}" % minimum)
+    runs = 0
+    for t in texts:
+        want = [m.span() for m in rx.finditer(t)]
+        assert obfuscation._runs(t, minimum) == want, t
+        runs += len(want)
+    assert runs > 3000
 
 
 def _hex_texts() -> list[str]:

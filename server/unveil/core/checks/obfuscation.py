@@ -331,7 +331,27 @@ def _b64_text(run: str, urlsafe: bool) -> str | None:
     return decoded
 
 
-_B64_RUN = re.compile(rb"x{16,}")
+def _runs(mapped: bytes, minimum: int) -> list[tuple[int, int]]:
+    """``(start, end)`` of each maximal run of at least ``minimum`` ``x`` bytes in ``mapped``, a
+    class-mapped text (:func:`_byte_class`: every byte ``x`` or a space), in order: the matches
+    of ``re.finditer(rb"x{minimum,}", mapped)``. Each run is found with a fixed-string search
+    for ``minimum`` ``x`` bytes and ended at the next space: a regular expression tries
+    ``x{16,}`` at every ``x`` (3 ms for the 294 KB benchmark file, against about 0.1 ms)."""
+    out: list[tuple[int, int]] = []
+    needle = b"x" * minimum
+    n = len(mapped)
+    i = mapped.find(needle)
+    while i >= 0:
+        j = mapped.find(b" ", i + minimum)
+        if j < 0:
+            j = n
+        out.append((i, j))
+        i = mapped.find(needle, j)
+    return out
+
+
+_B64_RUN = 16
+"""Shortest run of base64 alphabet characters :data:`_B64` and :data:`_B64URL` can match."""
 
 
 def _b64_windows(text: str) -> list[tuple[int, int]]:
@@ -342,7 +362,7 @@ def _b64_windows(text: str) -> list[tuple[int, int]]:
     per code point: the same matches as one ``finditer`` over the text, at a fraction of its cost."""
     mapped = _scope.ascii_bytes(text).translate(_B64_CLASS)
     n = len(text)
-    return [(m.start(), min(n, m.end() + 3)) for m in _B64_RUN.finditer(mapped)]
+    return [(a, min(n, b + 3)) for a, b in _runs(mapped, _B64_RUN)]
 
 
 def _byte_class(chars: str) -> bytes:
@@ -358,7 +378,8 @@ _HEX_RUN_CLASS = _byte_class(string.hexdigits + "xX,;:-?" + "".join(c for c in m
 """``bytes.translate`` table: what a match of :data:`_HEX_LIST` or :data:`_HEX` can hold (hex
 digits, ``x``, its separators, every ASCII space: what ``\\s`` matches there) to ``x``, every other byte
 to a space; ``?`` too, which stands for every non-ASCII code point (a Unicode space is ``\\s``)."""
-_HEX_WINDOW = re.compile(rb"x{16,}")
+_HEX_WINDOW = 16
+"""Shortest run of :data:`_HEX_RUN_CLASS` characters a match of :data:`_HEX_LIST` or :data:`_HEX` lies in."""
 
 
 def _hex_windows(text: str, raw: bytes) -> list[tuple[int, int]]:
@@ -370,7 +391,7 @@ def _hex_windows(text: str, raw: bytes) -> list[tuple[int, int]]:
     ``raw``: ``text.encode("ascii", "replace")``."""
     mapped = raw.translate(_HEX_RUN_CLASS)
     n = len(text)
-    return [(m.start(), min(n, m.end() + 1)) for m in _HEX_WINDOW.finditer(mapped)]
+    return [(a, min(n, b + 1)) for a, b in _runs(mapped, _HEX_WINDOW)]
 
 
 def _hex_matches(pattern: re.Pattern[str], text: str, windows: list[tuple[int, int]]):
@@ -754,9 +775,9 @@ def _best(hits: list):
 
 
 _LEET_HINT = re.compile(r"[A-Za-z][0-9@$!]|[0-9@$!][A-Za-z]")
-_LEET_PAIR = re.compile(rb"a0|0a")
+_LEET_PAIRS = (b"a0", b"0a")
 """:data:`_LEET_HINT` in the bytes its class table maps a text to (letters ``a``, digits and
-``@ $ !`` ``0``): a line holds a match of one exactly when it holds a match of the other."""
+``@ $ !`` ``0``): a line holds a match of one exactly when it holds one of these."""
 
 
 def _find_leet(text: str) -> list[Decoded]:
@@ -769,23 +790,28 @@ def _find_leet(text: str) -> list[Decoded]:
     # classes, one byte per code point (line breaks map to neither class, so no pair crosses a
     # line): only the lines of _LINE_RE holding one are judged, in order
     mapped = _scope.ascii_bytes(text).translate(_FAST_TRIGGERS[_LEET_HINT.pattern][0])
-    done = -1  # end of the last line judged
     n = len(text)
     breaks = ("\n", "\r") if "\r" in text else ("\n",)
-    for pm in _LEET_PAIR.finditer(mapped):  # in order; a line's first pair is enough
-        i = pm.start()
-        if i < done:
-            continue
+    # each line's first "a0" or "0a" (a pair never crosses a line: a line break is in neither
+    # class), the two found with bytes.find from where the last line judged ended, in order:
+    # the alternation a0|0a read the 294 KB benchmark file at about 70 MB/s (4 ms)
+    pair_a, pair_b = _LEET_PAIRS
+    nxt_a, nxt_b = mapped.find(pair_a), mapped.find(pair_b)
+    while nxt_a >= 0 or nxt_b >= 0:
+        i = nxt_b if nxt_a < 0 else nxt_a if nxt_b < 0 else min(nxt_a, nxt_b)
         a = max(text.rfind(brk, 0, i) for brk in breaks) + 1
         b = n
         for brk in breaks:
             j = text.find(brk, i, b)
             if j >= 0:
                 b = j
-        done = b
         got = _leet_line(text[a:b])
         if got is not None:
             out.append(Decoded("OBF008", a + got[0], a + got[1], "leetspeak", got[2], False, True))
+        if 0 <= nxt_a < b:
+            nxt_a = mapped.find(pair_a, b)
+        if 0 <= nxt_b < b:
+            nxt_b = mapped.find(pair_b, b)
     return out
 
 
