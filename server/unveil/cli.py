@@ -1437,7 +1437,8 @@ def console_main() -> int:
     fewer collections (the objects made by the imports are frozen, never scanned again, and the
     first generation holds :data:`GC_THRESHOLD` objects). Not for callers that run
     :func:`main` inside a longer-lived process (tests): frozen objects are never freed. The
-    language server (``serve``) keeps the default collector."""
+    language server (``serve``) sets the same thresholds itself when it starts
+    (:func:`unveil.lsp.memory.fewer_collections`), and collects in full when idle."""
     import gc
 
     argv = sys.argv[1:]

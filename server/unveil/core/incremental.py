@@ -30,6 +30,11 @@ that reuse is exact:
   set) is replayed in document order. A parse that does anything else to the environment stops
   the reuse for the rest of that version. Records that name the content string by identity
   (unveil's position records: ``pos[2] is content``) are rebound to the new token's string.
+* **the markdown layer's facts of an inline token** (:func:`unveil.core.markdown._inline`, through
+  :func:`relocatable`): its inline code spans, HTML, links and character references, keyed by
+  the token's content, source lines and child list (a reused parse hands the same list on);
+  exact because every offset is the token's first line start plus a distance inside those
+  lines (tested against a fresh layer after random edits).
 * **the frontmatter** (:meth:`DocumentCache.frontmatter`): :func:`unveil.core.frontmatter.parse`
   reads only the frontmatter block; it is reused while the text up to the body start and the
   block's span are unchanged.
@@ -52,8 +57,8 @@ that reuse is exact:
   (:func:`unveil.core.checks.clauses._occurrences_kept`); each such use documents and tests why
   it is exact.
 
-Everything else (the markdown layer built from the tokens, every check, the token report) runs
-on the whole new version, through memos of pure steps: the checks read cross-block state (duplicate reference definitions,
+Everything else (the rest of the markdown layer built from the tokens, every check, the token
+report) runs on the whole new version, through memos of pure steps: the checks read cross-block state (duplicate reference definitions,
 unused footnotes, imports, token budgets, the grade, normalised readings that join list items
 and lines, rule windows, decoded runs), and a per-block cache of their findings could not be
 proved identical to a fresh analysis for checks in general — so none is kept (see
