@@ -609,10 +609,12 @@ def _fill_streaming(doc: Document, layer: MarkdownLayer) -> bool:
     # inline parses read the reference definitions, which block rules record: with none possible
     # (every definition holds "]:"), each block's inline tokens are read as soon as it is parsed
     at_once = "]:" not in state.src
+    read = [0]  # inline tokens read so far
 
     def read_inlines() -> None:
         for k, tok in enumerate(inlines):
-            if not k % 256:
+            read[0] += 1
+            if not read[0] % 256:
                 scope.checkpoint()  # a background analysis may wait here (unveil.core.scope)
             if tok.children is None:
                 tok.children = []
