@@ -354,46 +354,10 @@ class DocumentCache:
 
     @staticmethod
     def _loop(md, state, start: int, end: int, blocks: list, resync) -> int | None:
-        """markdown-it's ``ParserBlock.tokenize`` at the top level (same steps), recording each
-        top-level block; stops at a line where ``resync(line)`` gives a previous block index and
-        returns that index (else ``None``)."""
-        rules = md.block.ruler.getRules("")
-        max_nesting = md.options.maxNesting
-        line = start
-        has_empty = False
-        while line < end:
-            state.line = line = state.skipEmptyLines(line)
-            if line >= end:
-                break
-            if resync is not None:
-                hit = resync(line)
-                if hit is not None:
-                    return hit
-            if state.sCount[line] < state.blkIndent:
-                break
-            if state.level >= max_nesting:
-                state.line = end
-                break
-            n0 = len(state.tokens)
-            ok = False
-            for rule in rules:
-                ok = rule(state, line, end, False)
-                if ok:
-                    if state.line <= line:
-                        raise RuntimeError("block rule didn't increment state.line")
-                    break
-            if not ok:
-                raise RuntimeError("none of the block rules matched")
-            blocks.append(_Block(line, state.tokens[n0:]))
-            state.tight = not has_empty
-            line = state.line
-            if (line - 1) < end and state.isEmpty(line - 1):
-                has_empty = True
-            if line < end and state.isEmpty(line):
-                has_empty = True
-                line += 1
-                state.line = line
-        return None
+        """:func:`top_level_blocks`, recording each top-level block and its tokens in ``blocks``."""
+        return top_level_blocks(
+            md, state, start, end, lambda line, n0: blocks.append(_Block(line, state.tokens[n0:])), resync
+        )
 
     def _inline(self, md, state, parsed: _Parsed, stats: Stats) -> tuple[list, list]:
         """markdown-it's core ``inline`` rule, reusing the previous version's parse of an
@@ -456,6 +420,53 @@ class DocumentCache:
                     fresh.append((token, key))
         parsed.inline = new_cache
         return fresh, joins
+
+
+def top_level_blocks(md, state, start: int, end: int, on_block, resync=None) -> int | None:
+    """markdown-it's ``ParserBlock.tokenize`` (``parser_block.py``) at the top level, same steps,
+    over ``state`` (a ``StateBlock``) from line ``start`` to ``end``: after each top-level block,
+    ``on_block(first line, number of tokens before the block)``. Stops at a line where
+    ``resync(line)`` gives a value and returns it (else ``None``). Used by
+    :class:`DocumentCache` (which records the blocks) and by the command line's streamed markdown
+    layer (:func:`unveil.core.markdown._fill_streaming`, which reads each block's tokens and
+    drops them). Raises ``RuntimeError`` as markdown-it does when no rule advances."""
+    rules = md.block.ruler.getRules("")
+    max_nesting = md.options.maxNesting
+    line = start
+    has_empty = False
+    while line < end:
+        state.line = line = state.skipEmptyLines(line)
+        if line >= end:
+            break
+        if resync is not None:
+            hit = resync(line)
+            if hit is not None:
+                return hit
+        if state.sCount[line] < state.blkIndent:
+            break
+        if state.level >= max_nesting:
+            state.line = end
+            break
+        n0 = len(state.tokens)
+        ok = False
+        for rule in rules:
+            ok = rule(state, line, end, False)
+            if ok:
+                if state.line <= line:
+                    raise RuntimeError("block rule didn't increment state.line")
+                break
+        if not ok:
+            raise RuntimeError("none of the block rules matched")
+        on_block(line, n0)
+        state.tight = not has_empty
+        line = state.line
+        if (line - 1) < end and state.isEmpty(line - 1):
+            has_empty = True
+        if line < end and state.isEmpty(line):
+            has_empty = True
+            line += 1
+            state.line = line
+    return None
 
 
 class _TokenList:

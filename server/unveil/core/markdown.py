@@ -634,47 +634,22 @@ def _fill_streaming(doc: Document, layer: MarkdownLayer) -> bool:
         inlines.clear()
 
     if state.src:
+        from unveil.core.incremental import top_level_blocks
+
         out: list = []
         bstate = StateBlock(state.src, md, env, out)
-        rules = md.block.ruler.getRules("")
-        max_nesting = md.options.maxNesting
-        line, end = bstate.line, bstate.lineMax
-        has_empty = False
-        blocks = 0
-        # markdown-it's ParserBlock.tokenize at the top level, same steps (parser_block.py)
-        while line < end:
-            bstate.line = line = bstate.skipEmptyLines(line)
-            if line >= end:
-                break
-            if bstate.sCount[line] < bstate.blkIndent:
-                break
-            if bstate.level >= max_nesting:
-                bstate.line = end
-                break
-            ok = False
-            for rule in rules:
-                ok = rule(bstate, line, end, False)
-                if ok:
-                    if bstate.line <= line:
-                        raise RuntimeError("block rule didn't increment state.line")
-                    break
-            if not ok:
-                raise RuntimeError("none of the block rules matched")
+        blocks = [0]
+
+        def on_block(_line: int, _n0: int) -> None:
             _block_facts(doc, layer, out, heading_marks, footnote_defs, inlines, definitions, titles)
-            out.clear()
+            out.clear()  # (nothing reads a finished top-level block's tokens)
             if at_once:
                 read_inlines()
-            blocks += 1
-            if not blocks % 256:
+            blocks[0] += 1
+            if not blocks[0] % 256:
                 scope.checkpoint()
-            bstate.tight = not has_empty
-            line = bstate.line
-            if (line - 1) < end and bstate.isEmpty(line - 1):
-                has_empty = True
-            if line < end and bstate.isEmpty(line):
-                has_empty = True
-                line += 1
-                bstate.line = line
+
+        top_level_blocks(md, bstate, bstate.line, bstate.lineMax, on_block)
     scope.checkpoint()
     if _footnoted(env):  # a footnote block rule fired after all
         return False
