@@ -43,6 +43,7 @@ from types import MappingProxyType
 from typing import Iterable, Mapping, Sequence
 
 from unveil import __version__
+from unveil.core import scope
 from unveil.core.config import DEFAULT_SETTINGS, Settings
 from unveil.core.discovery import SKIP_DIRS, Collected, collect, display_path, is_agent_file, read_text  # noqa: F401
 from unveil.core.findings import Severity
@@ -1424,12 +1425,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-GC_THRESHOLD = (10_000, 10, 10)
-"""The collector's thresholds for a command-line run (CPython's default is ``(700, 10, 10)``): a
-scan allocates millions of short-lived objects, few of them in cycles. Measured on this machine
-(``--no-cache --jobs 1`` over the 3.4 MB awesome-cursorrules folder of the corpus): 19.1 s and
-194 MiB with the default, 15.9 s and 201 MiB with this, 17.5 s and 217 MiB with
-``(50_000, 20, 100)``; a warm corpus run about 0.1 s faster."""
+GC_THRESHOLD = scope.GC_THRESHOLD
+"""The collector's thresholds for a command-line run (:data:`unveil.core.scope.GC_THRESHOLD`)."""
 
 
 def console_main() -> int:

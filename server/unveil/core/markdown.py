@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 
 from unveil.core import scope
 from unveil.core.document import Document
+from unveil.core.incremental import relocatable, top_level_blocks
 
 log = logging.getLogger(__name__)
 
@@ -634,8 +635,6 @@ def _fill_streaming(doc: Document, layer: MarkdownLayer) -> bool:
         inlines.clear()
 
     if state.src:
-        from unveil.core.incremental import top_level_blocks
-
         out: list = []
         bstate = StateBlock(state.src, md, env, out)
         blocks = [0]
@@ -871,9 +870,7 @@ def _inline(doc: Document, tok, entities: dict[int, list], layer: MarkdownLayer)
     first = tok.map[0]
     last = first + content.count("\n")
     mine = entities.get(id(content), ())
-    if last < doc.line_count:
-        from unveil.core.incremental import relocatable
-
+    if last < doc.line_count and scope.document_cache() is not None:  # (else nothing is kept: no key)
         base = doc.line_starts[first]
         src = doc.text[base : doc.line_span(last)[1]]
         children = tok.children

@@ -27,6 +27,8 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
+from unveil.core import scope
+
 M_ARENA_MAX = -8
 """``mallopt`` parameter number of ``M_ARENA_MAX`` (glibc ``malloc.h``)."""
 
@@ -61,12 +63,9 @@ def limit_arenas(n: int = 1) -> bool:
         return False
 
 
-GC_THRESHOLD = (10_000, 10, 10)
-"""The language server's collector thresholds (CPython's default is ``(700, 10, 10)``; the
-command line uses the same, ``unveil.cli.GC_THRESHOLD``). Measured through the server
-(34 edits of the 294 KB benchmark file, a wrapper timing each analysis and the collector's
-passes through ``gc.callbacks``): with the default, 1,216 young, 110 middle and 9 full passes,
-about 0.6 s (the full ones about 30 ms each); with these, 54, 5 and none, about 0.2 s."""
+GC_THRESHOLD = scope.GC_THRESHOLD
+"""The language server's collector thresholds, the command line's
+(:data:`unveil.core.scope.GC_THRESHOLD`, where they are measured)."""
 
 
 def fewer_collections() -> None:
