@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from unveil.core import frontmatter as fm_mod
+from unveil.core import scope
 from unveil.core.findings import Edit, Finding, Fix, Severity
 
 if sys.version_info >= (3, 11):
@@ -525,12 +526,19 @@ def _finding(rule: str, sev: Severity, start: int, end: int, message: str, fixes
 
 
 def _line_range(text: str, line1: int) -> tuple[int, int]:
-    """Code points of 1-based ``line1``'s content (lines end at \\n, \\r\\n, \\r)."""
-    from unveil.core.document import Document
+    """Code points of 1-based ``line1``'s content (lines end at \\n, \\r\\n, \\r; past the last
+    line, the last line's), read from the start of the text up to that line only."""
+    pos = 0
+    for _ in range(max(0, line1 - 1)):
+        m = _EOL.search(text, pos)
+        if m is None:
+            break
+        pos = m.end()
+    m = _EOL.search(text, pos)
+    return pos, (len(text) if m is None else m.start())
 
-    doc = Document(text)
-    n = max(0, min(line1 - 1, doc.line_count - 1))
-    return doc.line_span(n)
+
+_EOL = re.compile(r"\r\n|\r|\n")
 
 
 # ----------------------------------------------------------------------------- the check
@@ -541,7 +549,22 @@ def check(ctx) -> Iterable[Finding]:
     if schema is None:
         return []
     text = ctx.doc.text
-    return list(check_text(text, schema, ctx.path))
+    if scope.document_cache() is None:
+        return list(check_text(text, schema, ctx.path))
+    # an open document: most edits leave the frontmatter alone, and what this check finds is a
+    # function of the text up to the body, the schema and the path only (every offset, line and
+    # value it reads lies in the frontmatter block; a file without one is checked each time)
+    span = fm_mod.find_span(text)
+    if span is None:
+        return list(check_text(text, schema, ctx.path))
+    memo = scope.memo("frontmatter schema")
+    key = (text[: span.body_start], schema.kind, id(schema), ctx.path)
+    got = memo.get(key) if memo is not None else None
+    if got is None:
+        got = tuple(check_text(text, schema, ctx.path))
+        if memo is not None:
+            scope.keep(memo, key, got, 4)
+    return list(got)
 
 
 _UNCLOSED = re.compile(r"\ufeff?---[ \t]*(?:\r\n|\r|\n)")
