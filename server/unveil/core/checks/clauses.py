@@ -1395,7 +1395,11 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     (:func:`_code_line`: the markdown layer's regions, looked up each version) and on the terms the
     document defines as actions (:func:`defined_action_terms`) only: each line's hits are
     memoised by those three (:func:`_line_hits`), so an edit re-analyses the lines it touched.
-    The hits are judged in context (:func:`_finding`) in every version, in document order."""
+    The hits are judged in context (:func:`_finding`) in every version, in document order.
+
+    An open document keeps which lines of the reading got past the gates and were not quiet
+    (:func:`_active_lines`): a later version with the same case folding and defined terms
+    visits only those of the lines the edit left alone, and every line it touched."""
     crs = crs or load_clause_rules()
     t = state.targets["reading"]
     rt = t.text
@@ -1408,19 +1412,29 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     later = cache is not None and ("clause occurrences", id(crs)) in cache.kept
     starts, lits = _occurrences_kept(folded, crs)
     triggers = crs.triggers
-    defined: tuple[str, ...] | None = None if any(cr.family == "concealment" for cr in crs.rules) else ()
+    has_concealment = any(cr.family == "concealment" for cr in crs.rules)
+    defined: tuple[str, ...] | None = None if has_concealment else ()
     out: list[Finding] = []
     seen: dict[str, list[Span]] = {}
-    n, k, lines = len(starts), 0, 0
+    n = len(starts)
     # a later version of an open document: a line that holds no hit whether it is code or not
     # needs no lookup of where it is (_quiet_memo); elsewhere most lines are new and that would
     # judge each of them twice
     quiet_memo = _quiet_memo(crs) if later else None
-    while k < n:
-        o, lit = starts[k], lits[k]
-        if lit not in triggers:
-            k += 1
-            continue
+    active: list[int] | None = [] if cache is not None and _line_local(crs) else None
+    visits = None
+    if active is not None and later:
+        if defined is None:
+            concealment = next(cr for cr in crs.rules if cr.family == "concealment")
+            defined = defined_action_terms(rt, concealment, _definition_starts(t))
+        visits = _active_lines(cache.kept.get(("clause active lines", id(crs))), crs, rt, fold, defined)
+    lines = 0
+
+    def visit(k: int) -> int:
+        """Judge the line holding the trigger ``starts[k]``; returns the index of the first
+        occurrence past that line."""
+        nonlocal defined, lines
+        o = starts[k]
         ls = rt.rfind("\n", 0, o) + 1
         le = rt.find("\n", o)
         le = len(rt) if le < 0 else le
@@ -1428,12 +1442,11 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
         present = frozenset(lits[a:b])
         # the line's first occurrence that opens a sentence: it selects where the line is judged code
         first = next((j for j in range(k, b) if _opens(crs, folded, starts[j], lits[j], present)), -1)
-        k = b
         if first < 0:
-            continue
+            return b
         # a line missing a slot group of every rule cannot hold a hit, and costs no sentence split
         if not _may_hold(crs, present):
-            continue
+            return b
         lines += 1
         if not lines % 64:
             scope.checkpoint()
@@ -1451,7 +1464,9 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
                     for c in (False, True)
                 )
             if quiet:
-                continue
+                return b
+        if active is not None:
+            active.append(ls)
         code = _code_line(dc, t, rt, ls, le, starts[first])
         for cr, us, h in _line_hits(crs, rt, folded, fold, ls, le, starts, lits, a, b, first, code, defined):
             f = _finding(cr, state, us + h.start, us + h.end, h)
@@ -1462,7 +1477,52 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
                 continue
             spans.append((f.start, f.end))
             out.append(f)
+        return b
+
+    def walk(k: int, stop: int) -> None:
+        """Visit every line with a trigger from occurrence ``k`` on, up to offset ``stop``."""
+        while k < n and starts[k] < stop:
+            if lits[k] not in triggers:
+                k += 1
+                continue
+            k = visit(k)
+
+    if visits is None:
+        walk(0, len(rt))
+    else:
+        head, zone, tail = visits
+        for ls in (*head, zone, *tail):
+            if isinstance(ls, tuple):  # the lines the edit touched: every trigger in them
+                walk(bisect_left(starts, ls[0]), ls[1])
+                continue
+            le = rt.find("\n", ls)
+            walk(bisect_left(starts, ls), len(rt) if le < 0 else le)
+    if active is not None:
+        cache.kept[("clause active lines", id(crs))] = (crs, rt, fold, defined, active)
     return out
+
+
+def _active_lines(prev, crs: ClauseRules, rt: str, fold: int, defined: tuple[str, ...]):
+    """Where a later version of an open document must look: ``(head, (zone start, zone end),
+    tail)``, the starts of the previous version's active lines (:func:`scan_reading`) the edit
+    left before it and after it (moved by the change in length), and the stretch of whole lines
+    it touched; ``None`` (visit every line) without a previous version of the same rule set,
+    case folding and defined terms. Exact: an unchanged line, with the line feed before it,
+    has the same occurrences, the same gates and the same quiet verdict (functions of its text,
+    ``fold`` and ``defined``: :func:`_line_hits`), so a line that was not active is not now."""
+    from unveil.core.checks.splice import text_delta
+
+    if prev is None or prev[0] is not crs or prev[2] != fold or prev[3] != defined:
+        return None
+    old, old_active = prev[1], prev[4]
+    d = text_delta(old, rt)
+    zone_start = rt.rfind("\n", 0, d.prefix) + 1  # lines before it end (line feed included) in the prefix
+    j = rt.find("\n", d.new_len - d.suffix)  # lines after this line feed start in the suffix
+    zone_end = d.new_len if j < 0 else j + 1
+    shift = d.new_len - d.old_len
+    head = old_active[: bisect_left(old_active, zone_start)]
+    tail = [ls + shift for ls in old_active[bisect_left(old_active, zone_end - shift) :]] if j >= 0 else []
+    return head, (zone_start, zone_end), tail
 
 
 def _line_hits(
