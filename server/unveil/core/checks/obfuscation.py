@@ -1036,6 +1036,29 @@ _B64_LINE = re.compile(
 )
 _B64_QUOTED = re.compile(r"([\"'])([A-Za-z0-9+/_=-]{4,})\1")
 _QUOTE_JOIN = re.compile(r"\s*(?:\+|\.\.?|,|\|\||&)?\s*\Z")
+_B64_QUOTE_CLASS = bytes(
+    ord("q") if chr(b) in "\"'" else ord("x") if chr(b) in string.ascii_letters + string.digits + "+/_-=" else ord(" ")
+    for b in range(256)
+)
+"""``bytes.translate`` table for :data:`_B64_QUOTED`: the two quotes to ``q``, what the quotes
+enclose (the base64 and base64url alphabets and ``=``) to ``x``, every other byte to a space."""
+
+
+def _b64_quoted_matches(text: str):
+    """The matches of :data:`_B64_QUOTED` in ``text``, as one ``finditer`` gives them: a match
+    starts at a quote followed by four alphabet characters (found in the text's class-mapped
+    ASCII bytes), and the pattern, without lookaround, is tried there as ``finditer`` would:
+    in order, from the end of the last match on."""
+    mapped = _scope.ascii_bytes(text).translate(_B64_QUOTE_CLASS)
+    end = 0
+    i = mapped.find(b"qxxxx")
+    while i >= 0:
+        if i >= end:
+            m = _B64_QUOTED.match(text, i)
+            if m is not None:
+                end = m.end()
+                yield m
+        i = mapped.find(b"qxxxx", i + 1)
 
 
 def _b64_chain(text: str, chunks: list[tuple[int, int, str]], exempt, out: list, how: str) -> None:
@@ -1076,7 +1099,7 @@ def _find_base64_split(text: str, exempt: list[tuple[int, int]]) -> list[Decoded
     _b64_chain(text, chunks, exempt, out, "split across lines")
     chunks = []
     last = None
-    for m in _B64_QUOTED.finditer(text):
+    for m in _b64_quoted_matches(text):
         if last is not None and _QUOTE_JOIN.match(text[last.end() : m.start()]) and m.start() - last.end() <= 40:
             chunks.append((m.start(2), m.end(2), m.group(2)))
         else:
