@@ -31,6 +31,7 @@ from typing import Iterable, Sequence
 
 import regex
 
+from unveil.core import scope as _scope
 from unveil.core.findings import Severity
 
 # --------------------------------------------------------------------------------------------
@@ -275,6 +276,31 @@ def unit_bounds(view_text: str, start: int, end: int, line_only: bool = False) -
         s = lo if s < 0 and lo > 0 else s + 1
         e = view_text.find("\n", end, hi)
         return s, (hi if e < 0 else e)
+    if _scope.document_cache() is not None:
+        # an open document: the same hits are bounded again after each edit; the searches read
+        # nothing before lo - 9 (the longest lookbehind, "approx", and its \b) nor past hi
+        base = max(0, lo - _UNIT_MARGIN)
+        key = (view_text[base:hi], lo - base, start - base, end - base)
+        memo = _scope.memo("unit bounds")
+        got = memo.get(key) if memo is not None else None
+        if got is None:
+            got = _sentence_bounds(view_text, lo, hi, start, end)
+            got = (got[0] - base, got[1] - base)
+            if memo is not None:
+                _scope.keep(memo, key, got, _UNIT_MEMO_MAX)
+        return base + got[0], base + got[1]
+    return _sentence_bounds(view_text, lo, hi, start, end)
+
+
+_UNIT_MARGIN = 16
+"""Code points before ``lo`` in a :func:`unit_bounds` memo key (more than :data:`_UNIT_BREAK`'s
+lookbehinds read)."""
+_UNIT_MEMO_MAX = 2_000
+"""Most sentence bounds an open document keeps (each key holds about 1,000 code points)."""
+
+
+def _sentence_bounds(view_text: str, lo: int, hi: int, start: int, end: int) -> tuple[int, int]:
+    """:func:`unit_bounds` of a sentence, searched in ``[lo, hi)``."""
     s = lo
     for m in _UNIT_BREAK.finditer(view_text, lo, start):
         s = m.end()
