@@ -681,3 +681,104 @@ def test_the_model_view_pass_searches_only_stretches_with_the_literals_and_finds
     filtered = [analyze(t, "AGENTS.md", count_tokens=False).findings for t in texts]
     monkeypatch.setattr(directives._Target, "changed_spans_for", lambda self, clauses: self.changed_spans())
     assert [analyze(t, "AGENTS.md", count_tokens=False).findings for t in texts] == filtered
+
+
+# --------------------------------------------------------------------------- frontmatter schema
+
+
+def _fmt(findings) -> list[tuple[str, int, int, str]]:
+    return [(f.rule, f.start, f.end, f.message) for f in findings if f.rule.startswith("FMT")]
+
+
+def test_frontmatter_schema_findings_of_an_open_document_equal_a_fresh_analysis():
+    """The schema check of an open document is memoised by the text up to the body, the
+    schema and the path: body edits reuse it, a frontmatter edit or another path does not."""
+    from unveil.core import analyze as analyze_mod
+    from unveil.core.incremental import DocumentCache
+
+    head = "---\nname: Rev\nname: rev\ndescription: ''\ntools: Read, Grepp\nmodel: gpt-9\n---\n"
+    body = "\n".join(f"Line {i} of the body." for i in range(40)) + "\n"
+    agent = "/w/.claude/agents/rev.md"
+    plugin = "/w/plugins/p/agents/rev.md"  # a subagent outside .claude/agents: name rules differ
+    cache = DocumentCache()
+    versions = [
+        (head + body, agent),
+        (head + body + "More.\n", agent),  # body edit: memo hit
+        (head.replace("Grepp", "Grep") + body, agent),  # frontmatter edit: recomputed
+        (head.replace("name: Rev\nname: rev\n", "") + body, agent),  # name gone: FMT015 error here
+        (head.replace("name: Rev\nname: rev\n", "") + body, plugin),  # same text, plugin path
+    ]
+    seen = []
+    for text, path in versions:
+        got = _fmt(analyze_mod.analyze(text, path, incremental=cache).findings)
+        want = _fmt(analyze_mod.analyze((text + " ")[:-1], path).findings)
+        assert got == want
+        seen.append(got)
+    rules = [sorted({r for r, *_ in s}) for s in seen]
+    assert "FMT020" in rules[0] and "FMT020" not in rules[3]  # duplicate key, then none
+    assert seen[0] == seen[1]
+    assert seen[1] != seen[2]  # the misspelt tool is no longer reported
+    missing = [[(r, m) for r, _, _, m in s if r == "FMT015" and "'name'" in m] for s in seen[3:]]
+    assert missing[0] and missing[1] and missing[0] != missing[1]  # the note depends on the path
+
+
+def test_schema_line_ranges_are_the_documents_line_spans():
+    """``_line_range`` reads only up to its line and gives the document model's line span
+    (clamped to the last line), over every line ending and generated texts."""
+    from unveil.core.checks.frontmatter_schema import _line_range
+    from unveil.core.document import Document
+
+    rng = random.Random(3)
+    for _ in range(2000):
+        t = "".join(rng.choice(["a", "b", "\n", "\r", "\r\n", " "]) for _ in range(rng.randrange(0, 15)))
+        doc = Document(t)
+        for line1 in range(0, doc.line_count + 3):
+            assert _line_range(t, line1) == doc.line_span(max(0, min(line1 - 1, doc.line_count - 1)))
+    assert _line_range("a\r\nb\rc\n", 3) == (5, 6)
+    assert _line_range("a\r\nb\rc\n", 9) == (7, 7)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_quoted_base64_found_as_one_search_finds_it(seed):
+    """``_b64_quoted_matches`` tries the pattern only where a match can start; it gives one
+    ``finditer``'s matches over generated texts of the characters the pattern cares about
+    (runs, quotes, ``=``, line endings, a non-ASCII letter)."""
+    rng = random.Random(seed)
+    pieces = ["QUJD", "ZGVm", "aGk=", "x_-/", "+", "=", '"', "'", "`", " ", "\t", "\n", "\r\n", "- ", "> ", "1. ",
+              ",", "\\", "é", "ab"]  # fmt: skip
+    for _ in range(400):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 40)))
+        got = [(m.span(), m.groups()) for m in obfuscation._b64_quoted_matches(text)]
+        assert got == [(m.span(), m.groups()) for m in obfuscation._B64_QUOTED.finditer(text)], text
+    assert [m.group(2) for m in obfuscation._b64_quoted_matches("'SWdu' + \"b3Jl\" 'ab'cdef'")] == [
+        "SWdu",
+        "b3Jl",
+        "cdef",
+    ]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sentence_bounds_memo_gives_the_cold_bounds_wherever_the_window_lies(seed):
+    """``unit_bounds`` of an open document is memoised by the text it searches (with a margin
+    for the lookbehinds): the bounds equal a fresh search's over generated text of sentence
+    breaks, abbreviations, list markers, comments and CJK stops, and a window moved by an edit
+    above it (the same text searched) is answered from the memo."""
+    from unveil.core import context, scope
+    from unveil.core.incremental import DocumentCache
+
+    rng = random.Random(seed)
+    pieces = ["Run it", ". ", "e.g. ", "approx. ", "no. ", "!", "?\n", "\n\n", "\n- ", "\n1. ", "\n# ", '",\n',
+              "{\n", "<!--", "-->", "。", "word ", "x" * 40]  # fmt: skip
+    for _ in range(60):
+        body = "".join(rng.choice(pieces) for _ in range(rng.randrange(5, 80)))
+        cases = [(rng.randrange(len(body)), rng.randrange(0, 12)) for _ in range(8)]
+        cache = DocumentCache()
+        sizes = []
+        for pad in ("", "q. " * 300, "r" * 700, "r" * 800):
+            text = pad + body
+            spans = [(len(pad) + s, len(pad) + min(len(body), s + w)) for s, w in cases]
+            with scope.analysis(cache):
+                got = [context.unit_bounds(text, s, e) for s, e in spans]
+            assert got == [context.unit_bounds(text, s, e) for s, e in spans]  # (no analysis: no memo)
+            sizes.append(len(cache.memos["unit bounds"]))
+        assert sizes[3] == sizes[2] > 0  # the r-padded windows read only r's before the body: all hits
