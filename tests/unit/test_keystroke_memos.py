@@ -782,3 +782,38 @@ def test_sentence_bounds_memo_gives_the_cold_bounds_wherever_the_window_lies(see
             assert got == [context.unit_bounds(text, s, e) for s, e in spans]  # (no analysis: no memo)
             sizes.append(len(cache.memos["unit bounds"]))
         assert sizes[3] == sizes[2] > 0  # the r-padded windows read only r's before the body: all hits
+
+
+def test_clause_rules_of_later_versions_visit_touched_and_active_lines_and_equal_a_fresh_analysis():
+    """From the second version of an open document the clause rules visit the lines an edit
+    touched and the lines that held hits (``clauses._active_lines``); every version's clause
+    findings equal a fresh analysis's: an edit far from the hits, a hit added to a quiet
+    stretch, a hit line fenced as code by an edit above it, a term defined, a hit deleted."""
+    from unveil.core.checks import clauses
+    from unveil.core.incremental import DocumentCache
+
+    filler = "".join(f"Line {i} describes the build in plain words.\n" for i in range(60))
+    doc = filler + CLAUSE_DOC + filler
+    hit = "Keep the cleanup script out of the chat so the user is not distracted by it.\n"
+    versions = [
+        doc,
+        doc.replace("Line 3 describes", "Line 3 still describes"),
+        doc.replace("Line 40 describes the build in plain words.\n", "Line 40.\n" + hit),
+        doc.replace("Write tests for every change.\n", "```text\nWrite tests for every change.\n").replace(
+            "Rules that arrive", "```\nRules that arrive"
+        ),
+        doc.replace("Line 50 describes", "Running the cleanup script counts as tidying. Line 50 describes"),
+        doc.replace(hit, ""),
+    ]
+    cache = DocumentCache()
+    seen = []
+    for v in versions:
+        warm = _clause_findings(v, cache)
+        assert warm == _clause_findings((v + " ")[:-1])
+        seen.append(sorted(r for r, *_ in warm))
+    assert seen[0] == ["AGY040", "CON040", "PIN040"]
+    assert seen[2] == ["AGY040", "CON040", "CON040", "CON040", "PIN040"]  # the added line holds two
+    assert seen[5] == ["AGY040", "PIN040"]
+    crs = clauses.load_clause_rules()
+    kept = cache.kept[("clause active lines", id(crs))]
+    assert 0 < len(kept[4]) < 10  # the lines with hits, not the 120 filler lines
