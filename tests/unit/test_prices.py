@@ -134,3 +134,15 @@ def test_display_name_without_vendor_word_is_accepted():
     assert table.find("Sonnet 5.5").display_name == "Claude Sonnet 5.5"
     assert table.find("haiku 4.5").display_name == "Claude Haiku 4.5"
     assert table.find("Sonnet 9.9") is None
+
+
+def test_model_names_are_computed_once_per_entry_and_follow_replace():
+    from dataclasses import replace
+
+    m = prices.ModelPrice("x-1", "Claude X 1", 1.0, aliases=("XA",))
+    assert m.names() == ("x-1", "claude x 1", "xa", "x 1")
+    assert m.names() is m.names()
+    n = replace(m, display_name="OpenAI Y")
+    assert n.names() == ("x-1", "openai y", "xa", "y")
+    assert m == replace(m)  # the kept names are not a field: equality ignores them
+    assert prices.PriceTable([m, n]).find(" XA ") is m

@@ -86,12 +86,17 @@ class ModelPrice:
 
     def names(self) -> tuple[str, ...]:
         """Lower-cased id, aliases and display name (what users may type), plus the display name
-        without its vendor word ("Claude Sonnet 5.5" → "sonnet 5.5")."""
-        names = [self.model_id, self.display_name, *self.aliases]
-        first, _, rest = self.display_name.partition(" ")
-        if rest and first.lower() in ("claude", "openai", "google"):
-            names.append(rest)
-        return tuple(n.lower() for n in names)
+        without its vendor word ("Claude Sonnet 5.5" → "sonnet 5.5"). Computed once per entry
+        (every token report looks models up by name)."""
+        got = self.__dict__.get("_names")
+        if got is None:
+            names = [self.model_id, self.display_name, *self.aliases]
+            first, _, rest = self.display_name.partition(" ")
+            if rest and first.lower() in ("claude", "openai", "google"):
+                names.append(rest)
+            got = tuple(n.lower() for n in names)
+            object.__setattr__(self, "_names", got)  # (frozen: not a field, outside eq and hash)
+        return got
 
     def valid_on(self, day: _dt.date) -> bool:
         """Whether the entry applies on ``day``."""
