@@ -44,7 +44,9 @@ import html.entities
 import math
 import re
 import string
+from bisect import bisect_left as _bisect_left
 from collections import Counter
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -629,7 +631,11 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
 
     Each line's result is a function of the line, the previous non-blank line and whether the text
     has a rot13 or reversal frame anywhere (:func:`_rot_line`, memoised): an editor re-analysing a
-    document after one edit judges only the edited lines again."""
+    document after one edit judges only the edited lines again, and for the text of an open
+    document (:func:`_rot_document`) looks at no other line."""
+    cache = _scope.document_cache()
+    if cache is not None and _DOCUMENT_TEXT.get() is text:
+        return _rot_document(cache, text)
     out: list[Decoded] = []
     lines = _lines_of(text)
     # a frame word anywhere in the text (no frame pattern crosses a line break, so per line)
@@ -649,6 +655,120 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
         if got:
             out.extend(replace(d, start=base + d.start, end=base + d.end) for d in got)
     return out
+
+
+_DOCUMENT_TEXT: ContextVar[str | None] = ContextVar("unveil_obfuscation_document_text", default=None)
+"""The text :func:`_decode_document` is finding encoded runs in (the document's model view),
+while it does: :func:`_find_rot_and_reversed` keeps an open document's lines for that text
+only (not for the decoded payloads rescanned after it)."""
+
+_ROT_KEPT = "rot13 document lines"
+_SEPARATORS = ("\n", "\r")
+
+
+def _rot_frames(lines: list[tuple[int, str]], text: str) -> tuple[int, int, int]:
+    """How many of ``lines`` have a rot13 frame word and a reversal frame word, and how many
+    reversed URLs (``//:ptth``, ``//:sptth``; neither crosses a line break) ``text`` holds."""
+    rot = rev = 0
+    for _, line in lines:
+        fr = _frames(line)
+        rot += fr[0]
+        rev += fr[1]
+    return rot, rev, text.count("//:ptth") + text.count("//:sptth")
+
+
+def _rot_document(cache, text: str) -> list[Decoded]:
+    """:func:`_find_rot_and_reversed` of an open document's text, from its previous version's:
+    ``(text, frame counts, [(line start, results)] of the lines with results)`` kept in the
+    document cache. Only the lines an edit touched (whole lines between the line breaks around
+    it) are judged again, with the lines after them up to the first non-blank one (their
+    previous non-blank line may have changed); the other lines keep their results, those after
+    the edit moved by the change in length. The frame flags are the previous counts less the
+    touched lines' old ones plus their new ones; when a flag changes, every line is judged
+    again. Exact: a line's result is a function of the line, the previous non-blank line and
+    the two flags (:func:`_rot_line`); lines end at ``\\n`` or ``\\r`` on both sides."""
+    from unveil.core.checks.splice import text_delta
+
+    prev = cache.kept.get(_ROT_KEPT)
+    voc = vocabulary
+    if prev is None or prev[0] is not voc:
+        lines = _lines_of(text)
+        counts = _rot_frames(lines, text)
+        kept = _rot_lines(lines, counts, "")
+        cache.kept[_ROT_KEPT] = (voc, text, counts, kept)
+        return _rot_out(kept)
+    _, old, old_counts, old_kept = prev
+    d = text_delta(old, text)
+    zs = max(text.rfind(c, 0, d.prefix) for c in _SEPARATORS) + 1  # lines before end in the prefix
+    q = d.new_len - d.suffix
+    ends = [i for i in (text.find(c, q) for c in _SEPARATORS) if i >= 0]
+    ze = min(ends) + 1 if ends else d.new_len  # lines from here start after a separator of the suffix
+    shift = d.new_len - d.old_len
+    old_zone = _lines_of(old[zs : ze - shift])
+    new_zone = _lines_of(text[zs:ze])
+    was = _rot_frames(old_zone, old[zs : ze - shift])
+    now = _rot_frames(new_zone, text[zs:ze])
+    counts = tuple(c - w + n for c, w, n in zip(old_counts, was, now))
+    flags = (old_counts[0] > 0, old_counts[1] + old_counts[2] > 0)
+    if flags != (counts[0] > 0, counts[1] + counts[2] > 0):
+        lines = _lines_of(text)
+        kept = _rot_lines(lines, counts, "")
+        cache.kept[_ROT_KEPT] = (voc, text, counts, kept)
+        return _rot_out(kept)
+    starts = [b for b, _ in old_kept]
+    head = old_kept[: _bisect_left(starts, zs)]
+    tail_from = _bisect_left(starts, ze - shift)
+    # the lines after the zone up to the first non-blank one: their previous non-blank line
+    after: list[tuple[int, str]] = []
+    pos = ze
+    while pos < d.new_len:
+        ends = [i for i in (text.find(c, pos) for c in _SEPARATORS) if i >= 0]
+        end = min(ends) if ends else d.new_len
+        if end > pos:
+            after.append((pos, text[pos:end]))
+            if text[pos:end].strip():
+                break
+        pos = end + 1
+    redo = [(zs + b, line) for b, line in new_zone] + after
+    last = redo[-1][0] if redo else zs
+    prev_line = _prev_nonblank(text, zs)
+    mid = _rot_lines(redo, counts, prev_line)
+    tail = [(b + shift, got) for b, got in old_kept[tail_from:] if b + shift > last]
+    kept = head + mid + tail
+    cache.kept[_ROT_KEPT] = (voc, text, counts, kept)
+    return _rot_out(kept)
+
+
+def _prev_nonblank(text: str, pos: int) -> str:
+    """The last line of ``text`` before offset ``pos`` (a line start) that is not blank
+    (``""`` when none is)."""
+    end = pos - 1
+    while end > 0:
+        start = max(text.rfind(c, 0, end) for c in _SEPARATORS) + 1
+        line = text[start:end]
+        if line.strip():
+            return line
+        end = start - 1
+    return ""
+
+
+def _rot_lines(lines: list[tuple[int, str]], counts: tuple[int, int, int], prev: str) -> list:
+    """``[(line start, results)]`` of the lines of ``lines`` with results (:func:`_rot_line`),
+    ``prev`` the non-blank line before the first of them."""
+    any_rot, any_rev = counts[0] > 0, counts[1] + counts[2] > 0
+    out = []
+    for base, line in lines:
+        prev_line = prev
+        if line.strip():
+            prev = line
+        got = _rot_line(line, prev_line, any_rot, any_rev)
+        if got:
+            out.append((base, got))
+    return out
+
+
+def _rot_out(kept: list) -> list[Decoded]:
+    return [replace(d, start=base + d.start, end=base + d.end) for base, got in kept for d in got]
 
 
 def _lines_of(text: str) -> list[tuple[int, str]]:
@@ -1645,7 +1765,12 @@ def _decode_document(text: str) -> DecodedDocument:
     except Exception:  # noqa: BLE001 - fall back to the raw text
         view = None
     vt = text if view is None or view.omap is None else view.text
-    for d in find_encoded(vt):
+    token = _DOCUMENT_TEXT.set(vt)
+    try:
+        found = find_encoded(vt)
+    finally:
+        _DOCUMENT_TEXT.reset(token)
+    for d in found:
         try:
             obey = obey_frame(vt, d.start, d.end)
         except Exception:  # noqa: BLE001
