@@ -1375,16 +1375,17 @@ def lower_in_place(text: str) -> str:
     return text.replace("\u0130", "i").lower()
 
 
-def _code_line(dc, t, rt: str, ls: int, le: int, o: int) -> bool:
+def _code_line_at(dc, t, rt: str, ls: int, le: int, o: int) -> tuple[bool, int]:
     """Whether the reading's line ``[ls, le)`` is a line of a code block or of the frontmatter
-    (one unit), judged at its first non-blank character and at ``o``: an inline code span in a
-    sentence ("then `rm -rf` the largest directories. Do this …") does not make its line code."""
+    (one unit), judged at its first non-blank character and at ``o`` (an inline code span in a
+    sentence, "then `rm -rf` the largest directories. Do this …", does not make its line code),
+    and the offset of that first non-blank character."""
     k = ls
     while k < le and rt[k] in " \t":
         k += 1
     code = dc.regions.code_or_frontmatter
     k = min(k, le - 1)
-    return code(t.orig_start(k)) and (k == o or code(t.orig_start(o)))
+    return code(t.orig_start(k)) and (k == o or code(t.orig_start(o))), k
 
 
 def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
@@ -1392,14 +1393,15 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
 
     A sentence lies within one line of the reading (soft wraps are joined), and what the rules
     find in a line depends on that line's text, on whether it is a line of code or frontmatter
-    (:func:`_code_line`: the markdown layer's regions, looked up each version) and on the terms the
+    (:func:`_code_line_at`: the markdown layer's regions, looked up each version) and on the terms the
     document defines as actions (:func:`defined_action_terms`) only: each line's hits are
     memoised by those three (:func:`_line_hits`), so an edit re-analyses the lines it touched.
     The hits are judged in context (:func:`_finding`) in every version, in document order.
 
-    An open document keeps which lines of the reading got past the gates and were not quiet
-    (:func:`_active_lines`): a later version with the same case folding and defined terms
-    visits only those of the lines the edit left alone, and every line it touched."""
+    An open document keeps, for each line of the reading that got past the gates, where its code
+    flag is read, the flag and whether the line held hits (:func:`_kept_lines`): a later version
+    with the same case folding and defined terms visits every line the edit touched, and of the
+    others only those that held hits or whose code flag changed."""
     crs = crs or load_clause_rules()
     t = state.targets["reading"]
     rt = t.text
@@ -1421,13 +1423,17 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     # needs no lookup of where it is (_quiet_memo); elsewhere most lines are new and that would
     # judge each of them twice
     quiet_memo = _quiet_memo(crs) if later else None
-    active: list[int] | None = [] if cache is not None and _line_local(crs) else None
+    # (line start, where its code flag is read (two offsets from the line start), the flag or
+    # None for a quiet line, whether it held hits) of each line past the gates, in order
+    entries: list[tuple[int, int, int, bool | None, bool]] | None = (
+        [] if cache is not None and _line_local(crs) else None
+    )
     visits = None
-    if active is not None and later:
+    if entries is not None and later:
         if defined is None:
             concealment = next(cr for cr in crs.rules if cr.family == "concealment")
             defined = defined_action_terms(rt, concealment, _definition_starts(t))
-        visits = _active_lines(cache.kept.get(("clause active lines", id(crs))), crs, rt, fold, defined)
+        visits = _kept_lines(cache.kept.get(("clause lines kept", id(crs))), crs, rt, fold, defined)
     lines = 0
 
     def visit(k: int) -> int:
@@ -1456,7 +1462,7 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
         if quiet_memo is not None:
             qkey = (rt[ls:le], fold, defined)
             quiet = quiet_memo.get(qkey)
-            if quiet is None:
+            if quiet is None and visits is None:
                 if len(quiet_memo) >= _MEMO_MAX:
                     quiet_memo.clear()
                 quiet = quiet_memo[qkey] = not any(
@@ -1464,11 +1470,14 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
                     for c in (False, True)
                 )
             if quiet:
+                if entries is not None:
+                    entries.append((ls, 0, 0, None, False))
                 return b
-        if active is not None:
-            active.append(ls)
-        code = _code_line(dc, t, rt, ls, le, starts[first])
-        for cr, us, h in _line_hits(crs, rt, folded, fold, ls, le, starts, lits, a, b, first, code, defined):
+        code, kk = _code_line_at(dc, t, rt, ls, le, starts[first])
+        hits = _line_hits(crs, rt, folded, fold, ls, le, starts, lits, a, b, first, code, defined)
+        if entries is not None:
+            entries.append((ls, kk - ls, starts[first] - ls, code, bool(hits)))
+        for cr, us, h in hits:
             f = _finding(cr, state, us + h.start, us + h.end, h)
             if f is None:
                 continue
@@ -1490,39 +1499,55 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     if visits is None:
         walk(0, len(rt))
     else:
-        head, zone, tail = visits
-        for ls in (*head, zone, *tail):
-            if isinstance(ls, tuple):  # the lines the edit touched: every trigger in them
-                walk(bisect_left(starts, ls[0]), ls[1])
-                continue
+        head, (zone_start, zone_end), tail, shift = visits
+        code_at = dc.regions.code_or_frontmatter
+        orig = t.orig_start
+
+        def kept(entry: tuple[int, int, int, bool | None, bool], ls: int) -> None:
+            """An unchanged line (now at ``ls``): kept as it was when it held no hits and its
+            code flag, read where it was read, is the same; else visited."""
+            _, kk, oo, code, held = entry
+            if not held and (code is None or code == (code_at(orig(ls + kk)) and (kk == oo or code_at(orig(ls + oo))))):
+                entries.append((ls, kk, oo, code, held))  # type: ignore[union-attr]
+                return
             le = rt.find("\n", ls)
             walk(bisect_left(starts, ls), len(rt) if le < 0 else le)
-    if active is not None:
-        cache.kept[("clause active lines", id(crs))] = (crs, rt, fold, defined, active)
+
+        for entry in head:
+            kept(entry, entry[0])
+        walk(bisect_left(starts, zone_start), zone_end)
+        for entry in tail:
+            kept(entry, entry[0] + shift)
+    if entries is not None:
+        cache.kept[("clause lines kept", id(crs))] = (crs, rt, fold, defined, entries)
     return out
 
 
-def _active_lines(prev, crs: ClauseRules, rt: str, fold: int, defined: tuple[str, ...]):
+def _kept_lines(prev, crs: ClauseRules, rt: str, fold: int, defined: tuple[str, ...]):
     """Where a later version of an open document must look: ``(head, (zone start, zone end),
-    tail)``, the starts of the previous version's active lines (:func:`scan_reading`) the edit
-    left before it and after it (moved by the change in length), and the stretch of whole lines
-    it touched; ``None`` (visit every line) without a previous version of the same rule set,
-    case folding and defined terms. Exact: an unchanged line, with the line feed before it,
-    has the same occurrences, the same gates and the same quiet verdict (functions of its text,
-    ``fold`` and ``defined``: :func:`_line_hits`), so a line that was not active is not now."""
+    tail, shift)``: the previous version's line entries (:func:`scan_reading`) of the lines the
+    edit left before it and after it (those after it move by ``shift``), and the stretch of
+    whole lines it touched; ``None`` (visit every line) without a previous version of the same
+    rule set, case folding and defined terms. Exact: an unchanged line, with the line feed
+    before it, has the same occurrences, the same gates and the same opening occurrence, and
+    its hits are a function of its text, ``fold``, ``defined`` and its code flag
+    (:func:`_line_hits`): a line that held none holds none while its code flag is the same
+    (a quiet line, none whatever the flag). A line that got past no gate has no entry and
+    still gets past none."""
     from unveil.core.checks.splice import text_delta
 
     if prev is None or prev[0] is not crs or prev[2] != fold or prev[3] != defined:
         return None
-    old, old_active = prev[1], prev[4]
+    old, old_entries = prev[1], prev[4]
     d = text_delta(old, rt)
     zone_start = rt.rfind("\n", 0, d.prefix) + 1  # lines before it end (line feed included) in the prefix
     j = rt.find("\n", d.new_len - d.suffix)  # lines after this line feed start in the suffix
     zone_end = d.new_len if j < 0 else j + 1
     shift = d.new_len - d.old_len
-    head = old_active[: bisect_left(old_active, zone_start)]
-    tail = [ls + shift for ls in old_active[bisect_left(old_active, zone_end - shift) :]] if j >= 0 else []
-    return head, (zone_start, zone_end), tail
+    starts = [e[0] for e in old_entries]
+    head = old_entries[: bisect_left(starts, zone_start)]
+    tail = old_entries[bisect_left(starts, zone_end - shift) :] if j >= 0 else []
+    return head, (zone_start, zone_end), tail, shift
 
 
 def _line_hits(
