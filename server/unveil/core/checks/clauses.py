@@ -1409,9 +1409,6 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     folded = t.folded if len(t.folded) == len(rt) else lower_in_place(rt)
     fold = 0 if folded is t.folded else 1  # how every line was folded
     cache = scope.document_cache()
-    # a later version of an open document (its first version, or a document whose cache was
-    # dropped, judges each line as a fresh analysis does: every line is new to it)
-    later = cache is not None and ("clause occurrences", id(crs)) in cache.kept
     starts, lits = _occurrences_kept(folded, crs)
     triggers = crs.triggers
     has_concealment = any(cr.family == "concealment" for cr in crs.rules)
@@ -1419,21 +1416,16 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     out: list[Finding] = []
     seen: dict[str, list[Span]] = {}
     n = len(starts)
-    # a later version of an open document: a line that holds no hit whether it is code or not
-    # needs no lookup of where it is (_quiet_memo); elsewhere most lines are new and that would
-    # judge each of them twice
-    quiet_memo = _quiet_memo(crs) if later else None
-    # (line start, where its code flag is read (two offsets from the line start), the flag or
-    # None for a quiet line, whether it held hits) of each line past the gates, in order
-    entries: list[tuple[int, int, int, bool | None, bool]] | None = (
-        [] if cache is not None and _line_local(crs) else None
-    )
+    # (line start, where its code flag is read (two offsets from the line start), the flag,
+    # whether it held hits) of each line past the gates, in order
+    entries: list[tuple[int, int, int, bool, bool]] | None = [] if cache is not None and _line_local(crs) else None
     visits = None
-    if entries is not None and later:
+    prev = cache.kept.get(("clause lines kept", id(crs))) if entries is not None else None
+    if prev is not None:  # a later version of an open document (the first judges every line)
         if defined is None:
             concealment = next(cr for cr in crs.rules if cr.family == "concealment")
             defined = defined_action_terms(rt, concealment, _definition_starts(t))
-        visits = _kept_lines(cache.kept.get(("clause lines kept", id(crs))), crs, rt, fold, defined)
+        visits = _kept_lines(prev, crs, rt, fold, defined)
     lines = 0
 
     def visit(k: int) -> int:
@@ -1459,20 +1451,6 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
         if defined is None:
             concealment = next(cr for cr in crs.rules if cr.family == "concealment")
             defined = defined_action_terms(rt, concealment, _definition_starts(t))
-        if quiet_memo is not None:
-            qkey = (rt[ls:le], fold, defined)
-            quiet = quiet_memo.get(qkey)
-            if quiet is None and visits is None:
-                if len(quiet_memo) >= _MEMO_MAX:
-                    quiet_memo.clear()
-                quiet = quiet_memo[qkey] = not any(
-                    _line_hits(crs, rt, folded, fold, ls, le, starts, lits, a, b, first, c, defined)
-                    for c in (False, True)
-                )
-            if quiet:
-                if entries is not None:
-                    entries.append((ls, 0, 0, None, False))
-                return b
         code, kk = _code_line_at(dc, t, rt, ls, le, starts[first])
         hits = _line_hits(crs, rt, folded, fold, ls, le, starts, lits, a, b, first, code, defined)
         if entries is not None:
@@ -1503,11 +1481,11 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
         code_at = dc.regions.code_or_frontmatter
         orig = t.orig_start
 
-        def kept(entry: tuple[int, int, int, bool | None, bool], ls: int) -> None:
+        def kept(entry: tuple[int, int, int, bool, bool], ls: int) -> None:
             """An unchanged line (now at ``ls``): kept as it was when it held no hits and its
             code flag, read where it was read, is the same; else visited."""
             _, kk, oo, code, held = entry
-            if not held and (code is None or code == (code_at(orig(ls + kk)) and (kk == oo or code_at(orig(ls + oo))))):
+            if not held and code == (code_at(orig(ls + kk)) and (kk == oo or code_at(orig(ls + oo)))):
                 entries.append((ls, kk, oo, code, held))  # type: ignore[union-attr]
                 return
             le = rt.find("\n", ls)
@@ -1531,9 +1509,8 @@ def _kept_lines(prev, crs: ClauseRules, rt: str, fold: int, defined: tuple[str, 
     rule set, case folding and defined terms. Exact: an unchanged line, with the line feed
     before it, has the same occurrences, the same gates and the same opening occurrence, and
     its hits are a function of its text, ``fold``, ``defined`` and its code flag
-    (:func:`_line_hits`): a line that held none holds none while its code flag is the same
-    (a quiet line, none whatever the flag). A line that got past no gate has no entry and
-    still gets past none."""
+    (:func:`_line_hits`): a line that held none holds none while its code flag is the same.
+    A line that got past no gate has no entry and still gets past none."""
     from unveil.core.checks.splice import text_delta
 
     if prev is None or prev[0] is not crs or prev[2] != fold or prev[3] != defined:
@@ -1583,14 +1560,6 @@ def _line_hits(
         if memo is not None:
             scope.keep(memo, key, got, _MEMO_MAX)
     return [(cr, ls + us, h) for cr, us, h in got]
-
-
-def _quiet_memo(crs: ClauseRules) -> dict | None:
-    """Per rule set: line text, case folding and defined terms → whether :func:`_line_hits`
-    finds nothing in the line whether it is judged code or not (then where the line lies does
-    not matter). ``None`` when :func:`_line_hits` keeps no memo (a slot literal holds a line
-    feed): each answer would cost two analyses of the line."""
-    return scope.memo(("clause quiet lines", id(crs))) if _line_local(crs) else None
 
 
 def _line_local(crs: ClauseRules) -> bool:
