@@ -1416,9 +1416,11 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     out: list[Finding] = []
     seen: dict[str, list[Span]] = {}
     n = len(starts)
-    # (line start, where its code flag is read (two offsets from the line start), the flag,
-    # whether it held hits) of each line past the gates, in order
-    entries: list[tuple[int, int, int, bool, bool]] | None = [] if cache is not None and _line_local(crs) else None
+    # (line start, where its code flag is read (two offsets from the line start), the flag or
+    # None when the hits do not depend on it, whether it held hits) of each line past the gates
+    entries: list[tuple[int, int, int, bool | None, bool]] | None = (
+        [] if cache is not None and _line_local(crs) else None
+    )
     visits = None
     prev = cache.kept.get(("clause lines kept", id(crs))) if entries is not None else None
     if prev is not None:  # a later version of an open document (the first judges every line)
@@ -1454,7 +1456,11 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
         code, kk = _code_line_at(dc, t, rt, ls, le, starts[first])
         hits = _line_hits(crs, rt, folded, fold, ls, le, starts, lits, a, b, first, code, defined)
         if entries is not None:
-            entries.append((ls, kk - ls, starts[first] - ls, code, bool(hits)))
+            # a line with no sentence break before its end is one unit either way: its hits do
+            # not depend on the code flag (_line_hits_now), which is then not kept (None)
+            m = _SENTENCE_END.search(rt, ls, le)
+            either = m is None or m.end() == le
+            entries.append((ls, kk - ls, starts[first] - ls, None if either else code, bool(hits)))
         for cr, us, h in hits:
             f = _finding(cr, state, us + h.start, us + h.end, h)
             if f is None:
@@ -1481,11 +1487,11 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
         code_at = dc.regions.code_or_frontmatter
         orig = t.orig_start
 
-        def kept(entry: tuple[int, int, int, bool, bool], ls: int) -> None:
+        def kept(entry: tuple[int, int, int, bool | None, bool], ls: int) -> None:
             """An unchanged line (now at ``ls``): kept as it was when it held no hits and its
-            code flag, read where it was read, is the same; else visited."""
+            code flag, read where it was read, is the same (or does not matter); else visited."""
             _, kk, oo, code, held = entry
-            if not held and code == (code_at(orig(ls + kk)) and (kk == oo or code_at(orig(ls + oo)))):
+            if not held and (code is None or code == (code_at(orig(ls + kk)) and (kk == oo or code_at(orig(ls + oo))))):
                 entries.append((ls, kk, oo, code, held))  # type: ignore[union-attr]
                 return
             le = rt.find("\n", ls)
@@ -1509,7 +1515,8 @@ def _kept_lines(prev, crs: ClauseRules, rt: str, fold: int, defined: tuple[str, 
     rule set, case folding and defined terms. Exact: an unchanged line, with the line feed
     before it, has the same occurrences, the same gates and the same opening occurrence, and
     its hits are a function of its text, ``fold``, ``defined`` and its code flag
-    (:func:`_line_hits`): a line that held none holds none while its code flag is the same.
+    (:func:`_line_hits`): a line that held none holds none while its code flag is the same,
+    and whatever the flag when no sentence break falls before its end (one unit either way).
     A line that got past no gate has no entry and still gets past none."""
     from unveil.core.checks.splice import text_delta
 
