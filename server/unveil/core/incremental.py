@@ -370,7 +370,9 @@ class DocumentCache:
         after the core chain nothing writes to an inline token's children (the module test
         ``test_inline_children_are_never_written``), and a version is done with its tokens when
         its markdown layer is built (the layer keeps none). A second use of one parse within a
-        version gets copies (each token's position records name its own content string)."""
+        version gets copies (each token's position records name its own content string). The
+        environment's snapshot (:func:`_snapshot`, part of each key) is taken again only after a
+        parse or a replayed parse changed the environment (most change nothing)."""
         old = self._parsed.inline if (self._parsed is not None and parsed.env_clean) else {}
         reuse = parsed.env_clean
         env = state.env
@@ -378,12 +380,15 @@ class DocumentCache:
         given: set[int] = set()  # id() of the children lists handed out in this version
         fresh: list = []
         joins: list = []  # inline tokens whose children text_join has not seen yet
+        snap = None  # the environment's snapshot, while no parse or replay has changed it
         for token in state.tokens:
             if token.type != "inline":
                 continue
             token.children = []  # (an inline token may be shared with the previous version: _share)
             content = token.content
-            before = _snapshot(env) if reuse else None
+            if reuse and snap is None:
+                snap = _snapshot(env)
+            before = snap if reuse else None
             if before is None:
                 reuse = False
             key = (content, before[0]) if before is not None else None
@@ -403,6 +408,8 @@ class DocumentCache:
                     delta = _rebind_delta(delta, src, content)
                 token.children = handed
                 _replay(env, delta)
+                if delta:
+                    snap = None
                 if key not in new_cache:
                     new_cache[key] = (handed, delta, content) if handed is children else got
                 stats.inline_reused += 1
@@ -410,8 +417,11 @@ class DocumentCache:
             md.inline.parse(content, md, env, token.children)
             joins.append(token)
             stats.inline_parsed += 1
+            snap = None
             if key is not None:
                 delta = _delta(env, before)
+                if delta == []:  # (the environment as it was: its snapshot still holds)
+                    snap = before
                 if delta is None:
                     reuse = False
                 elif key not in new_cache:
