@@ -1284,32 +1284,32 @@ def _occurrences_kept(folded: str, crs: ClauseRules) -> tuple[list[int], list[st
     cache = scope.document_cache()
     if cache is None:
         return _occurrences(folded, crs)
-    names, _rank = _ranked_literals(crs)
-    width = len(names)
     longest = crs.__dict__.get("_longest")
     if longest is None:
-        longest = crs.__dict__["_longest"] = max(map(len, names), default=1)
+        longest = crs.__dict__["_longest"] = max(map(len, _ranked_literals(crs)[0]), default=1)
     key = ("clause occurrences", id(crs))
     prev = cache.kept.get(key)
     if prev is None or prev[0] is not crs:
         starts, lits = _occurrences(folded, crs)
-        rank = _rank
-        keys = [o * width + rank[lit] for o, lit in zip(starts, lits)]
     else:
-        old, old_keys = prev[1], prev[2]
+        old, old_starts, old_lits = prev[1], prev[2], prev[3]
         d = text_delta(old, folded)
         a = max(0, d.prefix - longest + 1)
         q = d.new_len - d.suffix  # the new version's edited stretch is [prefix, q)
         b = min(d.new_len, q + longest - 1)
-        head = old_keys[: bisect_left(old_keys, a * width)]  # wholly before the edit (start + longest - 1 < prefix)
-        tail_from = bisect_left(old_keys, (d.old_len - d.suffix) * width)  # wholly after it
-        shift = (d.new_len - d.old_len) * width
+        head = bisect_left(old_starts, a)  # wholly before the edit (start + longest - 1 < prefix)
+        tail = bisect_left(old_starts, d.old_len - d.suffix)  # wholly after it
+        shift = d.new_len - d.old_len
         mid_starts, mid_lits = _occurrences(folded[a:b], crs)
-        rank = _rank
-        mid = [(a + o) * width + rank[lit] for o, lit in zip(mid_starts, mid_lits) if a + o < q]
-        keys = head + mid + ([k + shift for k in old_keys[tail_from:]] if shift else old_keys[tail_from:])
-    cache.kept[key] = (crs, folded, keys)
-    return [k // width for k in keys], [names[k % width] for k in keys]
+        cut = bisect_left(mid_starts, q - a)
+        starts = (
+            old_starts[:head]
+            + [a + o for o in mid_starts[:cut]]
+            + ([o + shift for o in old_starts[tail:]] if shift else old_starts[tail:])
+        )
+        lits = old_lits[:head] + mid_lits[:cut] + old_lits[tail:]
+    cache.kept[key] = (crs, folded, starts, lits)
+    return starts, lits
 
 
 def _ranked_literals(crs: ClauseRules) -> tuple[list[str], dict[str, int]]:
