@@ -295,7 +295,7 @@ def unit_bounds(view_text: str, start: int, end: int, line_only: bool = False) -
 _UNIT_MARGIN = 16
 """Code points before ``lo`` in a :func:`unit_bounds` memo key (more than :data:`_UNIT_BREAK`'s
 lookbehinds read)."""
-_UNIT_MEMO_MAX = 2_000
+_UNIT_MEMO_MAX = 1_000
 """Most sentence bounds an open document keeps (each key holds about 1,000 code points)."""
 
 
