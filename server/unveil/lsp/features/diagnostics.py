@@ -65,12 +65,10 @@ def groups(findings: list[Finding]) -> list[tuple[int, list[int]]]:
                 and g.end <= lead.end
             ):
                 owner[j] = o
-    out: list[tuple[int, list[int]]] = []
-    for i in range(len(findings)):
-        if i in owner:
-            continue
-        out.append((i, sorted(j for j, o in owner.items() if o == i)))
-    return out
+    members: dict[int, list[int]] = {}
+    for j, o in owner.items():
+        members.setdefault(o, []).append(j)
+    return [(i, sorted(members.get(i, ()))) for i in range(len(findings)) if i not in owner]
 
 
 def related_information(finding: Finding, encoding: str = "utf-16") -> list[types.DiagnosticRelatedInformation]:
