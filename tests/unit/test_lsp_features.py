@@ -349,3 +349,44 @@ def test_related_information_keeps_code_points_when_the_file_is_gone(tmp_path):
 
     (info,) = related_information(finding, "utf-16")
     assert (info.location.range.start.character, info.location.range.end.character) == (1, 4)
+
+
+def test_diagnostic_groups_equal_the_plain_definition_over_generated_findings():
+    """``groups``: each lead (a hidden-content finding that reveals text and lies in no other
+    lead) owns the findings inside it, in order; compared with the definition written plainly."""
+    import random
+
+    from unveil.lsp.features.diagnostics import groups
+
+    def plain(fs):
+        leads = [i for i, f in enumerate(fs) if f.category == "hidden-content" and f.hidden_text and f.end > f.start]
+        outer = []
+        for i in sorted(leads, key=lambda i: (fs[i].start, -fs[i].end)):
+            if not any(fs[o].start <= fs[i].start and fs[i].end <= fs[o].end for o in outer):
+                outer.append(i)
+        owner = {}
+        for o in outer:
+            for j, g in enumerate(fs):
+                if j != o and j not in owner and j not in outer and g.category != "internal":
+                    if fs[o].start <= g.start and g.end <= fs[o].end:
+                        owner[j] = o
+        return [(i, sorted(j for j, o in owner.items() if o == i)) for i in range(len(fs)) if i not in owner]
+
+    rng = random.Random(4)
+    cats = ["hidden-content", "hidden-content", "injection", "internal", "cost"]
+    for _ in range(500):
+        fs = []
+        for _ in range(rng.randrange(0, 12)):
+            s = rng.randrange(0, 40)
+            fs.append(
+                Finding(
+                    "X001",
+                    Severity.WARNING,
+                    s,
+                    s + rng.randrange(0, 15),
+                    "m",
+                    category=rng.choice(cats),
+                    hidden_text=rng.choice(["", "text"]),
+                )  # fmt: skip
+            )
+        assert groups(fs) == plain(fs)
