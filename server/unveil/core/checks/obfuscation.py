@@ -636,7 +636,6 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
     cache = _scope.document_cache()
     if cache is not None and _DOCUMENT_TEXT.get() is text:
         return _rot_document(cache, text)
-    out: list[Decoded] = []
     lines = _lines_of(text)
     # a frame word anywhere in the text (no frame pattern crosses a line break, so per line)
     any_rot = any_rev = False
@@ -646,15 +645,7 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
         if any_rot and any_rev:
             break
     any_rev = any_rev or "//:ptth" in text or "//:sptth" in text  # a reversed URL frames its line
-    prev = ""
-    for base, line in lines:
-        prev_line = prev
-        if line.strip():
-            prev = line
-        got = _rot_line(line, prev_line, any_rot, any_rev)
-        if got:
-            out.extend(replace(d, start=base + d.start, end=base + d.end) for d in got)
-    return out
+    return _rot_out(_rot_lines(lines, any_rot, any_rev, ""))
 
 
 _DOCUMENT_TEXT: ContextVar[str | None] = ContextVar("unveil_obfuscation_document_text", default=None)
@@ -694,7 +685,7 @@ def _rot_document(cache, text: str) -> list[Decoded]:
     if prev is None or prev[0] is not voc:
         lines = _lines_of(text)
         counts = _rot_frames(lines, text)
-        kept = _rot_lines(lines, counts, "")
+        kept = _rot_lines(lines, *_rot_flags(counts), "")
         cache.kept[_ROT_KEPT] = (voc, text, counts, kept)
         return _rot_out(kept)
     _, old, old_counts, old_kept = prev
@@ -709,10 +700,9 @@ def _rot_document(cache, text: str) -> list[Decoded]:
     was = _rot_frames(old_zone, old[zs : ze - shift])
     now = _rot_frames(new_zone, text[zs:ze])
     counts = tuple(c - w + n for c, w, n in zip(old_counts, was, now))
-    flags = (old_counts[0] > 0, old_counts[1] + old_counts[2] > 0)
-    if flags != (counts[0] > 0, counts[1] + counts[2] > 0):
+    if _rot_flags(old_counts) != _rot_flags(counts):
         lines = _lines_of(text)
-        kept = _rot_lines(lines, counts, "")
+        kept = _rot_lines(lines, *_rot_flags(counts), "")
         cache.kept[_ROT_KEPT] = (voc, text, counts, kept)
         return _rot_out(kept)
     starts = [b for b, _ in old_kept]
@@ -732,7 +722,7 @@ def _rot_document(cache, text: str) -> list[Decoded]:
     redo = [(zs + b, line) for b, line in new_zone] + after
     last = redo[-1][0] if redo else zs
     prev_line = _prev_nonblank(text, zs)
-    mid = _rot_lines(redo, counts, prev_line)
+    mid = _rot_lines(redo, *_rot_flags(counts), prev_line)
     tail = [(b + shift, got) for b, got in old_kept[tail_from:] if b + shift > last]
     kept = head + mid + tail
     cache.kept[_ROT_KEPT] = (voc, text, counts, kept)
@@ -752,10 +742,9 @@ def _prev_nonblank(text: str, pos: int) -> str:
     return ""
 
 
-def _rot_lines(lines: list[tuple[int, str]], counts: tuple[int, int, int], prev: str) -> list:
+def _rot_lines(lines: list[tuple[int, str]], any_rot: bool, any_rev: bool, prev: str) -> list:
     """``[(line start, results)]`` of the lines of ``lines`` with results (:func:`_rot_line`),
     ``prev`` the non-blank line before the first of them."""
-    any_rot, any_rev = counts[0] > 0, counts[1] + counts[2] > 0
     out = []
     for base, line in lines:
         prev_line = prev
@@ -765,6 +754,12 @@ def _rot_lines(lines: list[tuple[int, str]], counts: tuple[int, int, int], prev:
         if got:
             out.append((base, got))
     return out
+
+
+def _rot_flags(counts: tuple[int, int, int]) -> tuple[bool, bool]:
+    """Whether the text has a rot13 frame and a reversal frame (a frame word or a reversed URL),
+    from :func:`_rot_frames`' counts."""
+    return counts[0] > 0, counts[1] + counts[2] > 0
 
 
 def _rot_out(kept: list) -> list[Decoded]:
