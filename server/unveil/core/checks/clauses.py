@@ -1411,8 +1411,13 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     cache = scope.document_cache()
     starts, lits = _occurrences_kept(folded, crs)
     triggers = crs.triggers
-    has_concealment = any(cr.family == "concealment" for cr in crs.rules)
-    defined: tuple[str, ...] | None = None if has_concealment else ()
+    defined: tuple[str, ...] | None = None if any(cr.family == "concealment" for cr in crs.rules) else ()
+
+    def define() -> tuple[str, ...]:
+        """The terms the document defines as actions (needed only once a line gets past the gates)."""
+        concealment = next(cr for cr in crs.rules if cr.family == "concealment")
+        return defined_action_terms(rt, concealment, _definition_starts(t))
+
     out: list[Finding] = []
     seen: dict[str, list[Span]] = {}
     n = len(starts)
@@ -1425,8 +1430,7 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
     prev = cache.kept.get(("clause lines kept", id(crs))) if entries is not None else None
     if prev is not None:  # a later version of an open document (the first judges every line)
         if defined is None:
-            concealment = next(cr for cr in crs.rules if cr.family == "concealment")
-            defined = defined_action_terms(rt, concealment, _definition_starts(t))
+            defined = define()
         visits = _kept_lines(prev, crs, rt, fold, defined)
     lines = 0
 
@@ -1451,8 +1455,7 @@ def scan_reading(state, crs: ClauseRules | None = None) -> list[Finding]:
         if not lines % 64:
             scope.checkpoint()
         if defined is None:
-            concealment = next(cr for cr in crs.rules if cr.family == "concealment")
-            defined = defined_action_terms(rt, concealment, _definition_starts(t))
+            defined = define()
         code, kk = _code_line_at(dc, t, rt, ls, le, starts[first])
         hits = _line_hits(crs, rt, folded, fold, ls, le, starts, lits, a, b, first, code, defined)
         if entries is not None:

@@ -691,9 +691,8 @@ def _rot_document(cache, text: str) -> list[Decoded]:
     _, old, old_counts, old_kept = prev
     d = text_delta(old, text)
     zs = max(text.rfind(c, 0, d.prefix) for c in _SEPARATORS) + 1  # lines before end in the prefix
-    q = d.new_len - d.suffix
-    ends = [i for i in (text.find(c, q) for c in _SEPARATORS) if i >= 0]
-    ze = min(ends) + 1 if ends else d.new_len  # lines from here start after a separator of the suffix
+    j = _line_break(text, d.new_len - d.suffix)
+    ze = j + 1 if j < d.new_len else d.new_len  # lines from here start after a separator of the suffix
     shift = d.new_len - d.old_len
     old_zone = _lines_of(old[zs : ze - shift])
     new_zone = _lines_of(text[zs:ze])
@@ -712,8 +711,7 @@ def _rot_document(cache, text: str) -> list[Decoded]:
     after: list[tuple[int, str]] = []
     pos = ze
     while pos < d.new_len:
-        ends = [i for i in (text.find(c, pos) for c in _SEPARATORS) if i >= 0]
-        end = min(ends) if ends else d.new_len
+        end = _line_break(text, pos)
         if end > pos:
             after.append((pos, text[pos:end]))
             if text[pos:end].strip():
@@ -727,6 +725,12 @@ def _rot_document(cache, text: str) -> list[Decoded]:
     kept = head + mid + tail
     cache.kept[_ROT_KEPT] = (voc, text, counts, kept)
     return _rot_out(kept)
+
+
+def _line_break(text: str, pos: int) -> int:
+    """Offset of the first line break (``\\n`` or ``\\r``) at or after ``pos``, or ``len(text)``."""
+    ends = [i for i in (text.find(c, pos) for c in _SEPARATORS) if i >= 0]
+    return min(ends) if ends else len(text)
 
 
 def _prev_nonblank(text: str, pos: int) -> str:
