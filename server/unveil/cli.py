@@ -37,10 +37,11 @@ import argparse
 import logging
 import os
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from unveil import __version__
 from unveil.core import scope
@@ -232,36 +233,40 @@ def analyze_paths(
         res.code_hash()  # (once per process: not to be timed as a read below)
     step = READAHEAD_WINDOW
     ahead = False  # set once a window's reads have waited on the disk
-    for w0 in range(0, len(jobs_), step):
-        if ahead:  # the next window's files, while this one is read
-            safe_read.will_need([str(job[2]) for job in jobs_[w0 + step : w0 + 2 * step]])
-        began = time.perf_counter()
-        fetched = [fetch(job) for job in jobs_[w0 : w0 + step]]
-        if not ahead and len(jobs_) >= READAHEAD_MIN_FILES:
-            size = sum(len(f[1]) for f in fetched if isinstance(f[1], bytes))
-            if time.perf_counter() - began > len(fetched) * READ_WAIT_PER_FILE + size / READ_BYTES_PER_SECOND:
-                ahead = True
+    with _collector_paused():  # what is loaded here lives until the report is written
+        for w0 in range(0, len(jobs_), step):
+            if ahead:  # the next window's files, while this one is read
                 safe_read.will_need([str(job[2]) for job in jobs_[w0 + step : w0 + 2 * step]])
-        if ahead and use_cache:
-            safe_read.will_need([p for p in (cache.entry_path("files", key) for _, _, key in fetched if key) if p])
-        for (index, shown, absolute, entry), data, key in fetched:
-            if isinstance(data, OSError):
-                slots[index] = f"{shown}: cannot read: {data.strerror or data}"
-                if progress is not None:
-                    progress(shown)
-                continue
-            if isinstance(entry, str):
-                slots[index] = f"{shown}: {entry}"
-                continue
-            file_settings, configs[index], _part = entry
-            hit = res.load_report(key, data)
-            if hit is not None:
-                hit.settings = file_settings
-                slots[index] = hit
-                if progress is not None:
-                    progress(shown)
-                continue
-            todo.append((index, shown, str(absolute), data, file_settings, key))
+            began = time.perf_counter()
+            fetched = [fetch(job) for job in jobs_[w0 : w0 + step]]
+            if not ahead and len(jobs_) >= READAHEAD_MIN_FILES:
+                size = sum(len(f[1]) for f in fetched if isinstance(f[1], bytes))
+                if time.perf_counter() - began > len(fetched) * READ_WAIT_PER_FILE + size / READ_BYTES_PER_SECOND:
+                    ahead = True
+                    safe_read.will_need([str(job[2]) for job in jobs_[w0 + step : w0 + 2 * step]])
+            if ahead and use_cache:
+                safe_read.will_need([p for p in (cache.entry_path("files", key) for _, _, key in fetched if key) if p])
+            for (index, shown, absolute, entry), data, key in fetched:
+                if isinstance(data, OSError):
+                    slots[index] = f"{shown}: cannot read: {data.strerror or data}"
+                    if progress is not None:
+                        progress(shown)
+                    continue
+                if isinstance(entry, str):
+                    slots[index] = f"{shown}: {entry}"
+                    continue
+                file_settings, configs[index], _part = entry
+                hit = res.load_report(key, data)
+                if hit is not None:
+                    hit.settings = file_settings
+                    slots[index] = hit
+                    if progress is not None:
+                        progress(shown)
+                    continue
+                todo.append((index, shown, str(absolute), data, file_settings, key))
+        _settle()  # (before the collector is back on: its first pass would traverse them all)
+    if todo:
+        _compiled_patterns()  # before the analysis modules are imported (and the pool forks)
     n_jobs = _jobs(jobs, len(todo))
     outcomes = _pool_map(todo, n_jobs) if n_jobs > 1 else (_analyze_task(t) for t in todo)
     settings_of = {t[0]: t[4] for t in todo}
@@ -306,6 +311,7 @@ def analyze_paths(
                 shown_target = str(target)
             results.append(FileResult(shown, refused(str(absolute), printable(shown_target), file_settings)))
         results.sort(key=lambda r: r.path)
+    _settle()
     return results, errors
 
 
@@ -819,6 +825,7 @@ def _scan(args: argparse.Namespace, settings: Settings) -> _Scan | int:
             close()
     scan = _Scan(results, errors, collected, changed_since=changed_since)
     if stdin_text is not None:
+        _compiled_patterns()
         from unveil.core.analyze import analyze
 
         name = args.stdin_filename
@@ -864,6 +871,7 @@ def _apply_fixes(args: argparse.Namespace, scan: _Scan) -> str | int:
     ``--fix`` writes each changed file back byte for byte (UTF-8, undecodable bytes restored),
     writes fixed stdin to stdout, re-analyses what it changed and returns ``""``. Summary on
     stderr. Returns an exit status on a write error."""
+    _compiled_patterns()
     from unveil.core import fixes
     from unveil.core.analyze import analyze
     from unveil.core.discovery import documentation_policy
@@ -1429,6 +1437,52 @@ GC_THRESHOLD = scope.GC_THRESHOLD
 """The collector's thresholds for a command-line run (:data:`unveil.core.scope.GC_THRESHOLD`)."""
 
 
+def _compiled_patterns() -> None:
+    """The compiled patterns of the user cache in place (:func:`unveil.core.rxcache.install`,
+    idempotent; a no-op when the cache is off): called before this process first imports the
+    analysis modules, whose patterns then load instead of compiling. ``unveil check`` calls it
+    only once it has a file to analyse: a run the result cache answers whole never imports
+    ``regex`` nor reads the table (20 ms of a warm run of the corpus, session 18)."""
+    from unveil.core import rxcache
+
+    rxcache.install()
+
+
+_ONE_SHOT = False
+"""Whether this process runs one command and exits (set by :func:`console_main`)."""
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for the block (back on after it, if it was on). For the
+    loading of cached reports: thousands of objects that stay alive until the report is
+    written, no garbage cycles among them, and every collection meanwhile traverses all of them
+    again (a warm ``unveil check`` of the corpus's 3,349 files: 9 collections, 10 ms).
+    Reference counting still frees everything else."""
+    import gc
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _settle() -> None:
+    """In a process that runs one command and exits (:data:`_ONE_SHOT`), move every object alive
+    now to the collector's permanent generation (``gc.freeze``): the reports a scan loaded or
+    made live until the process exits, and a collection while the report is written traversed
+    them all (one of 39 ms in a warm ``unveil check --format json`` of the corpus,
+    ``benchmarks/profile.md``, issue 10, session 18). Elsewhere (tests, a caller of
+    :func:`main` in a longer-lived process) nothing: frozen objects are never freed."""
+    if _ONE_SHOT:
+        import gc
+
+        gc.freeze()
+
+
 def console_main() -> int:
     """The ``unveil`` command and ``python -m unveil``: :func:`main` in a process of its own, with
     fewer collections (the objects made by the imports are frozen, never scanned again, and the
@@ -1438,10 +1492,12 @@ def console_main() -> int:
     (:func:`unveil.lsp.memory.fewer_collections`), and collects in full when idle."""
     import gc
 
+    global _ONE_SHOT
     argv = sys.argv[1:]
     if not (argv and argv[0] == "serve"):
         gc.freeze()
         gc.set_threshold(*GC_THRESHOLD)
+        _ONE_SHOT = True
     return main(argv)
 
 
@@ -1479,10 +1535,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if no_cache:  # unveil.core.cache reads it; pool workers inherit it
         os.environ["UNVEIL_NO_CACHE"] = "1"
     else:
-        from unveil.core import codecache, rxcache
+        from unveil.core import codecache
 
-        rxcache.install()  # compiled patterns from the user cache (a no-op when it is off)
         codecache.install(codecache.CLI_MODULES)  # the analysis' dataclass methods: loaded, not compiled
+        if args.command != "check":  # (check loads them once it has a file to analyse)
+            _compiled_patterns()
     try:
         return handler(args)
     except KeyboardInterrupt:

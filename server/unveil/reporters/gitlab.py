@@ -16,11 +16,10 @@ the lock branch's core/fingerprint.py replaces it at merge if it lands.
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Iterable
 
 from unveil.core.findings import Severity
-from unveil.reporters.common import FileResult, no_lone_surrogates, span
+from unveil.reporters.common import FileResult, json_text, no_lone_surrogates, span
 
 SEVERITY = {Severity.ERROR: "critical", Severity.WARNING: "major", Severity.INFO: "minor", Severity.HINT: "info"}
 INTERNAL_RULE = "UNV001"
@@ -57,4 +56,4 @@ def issues(results: Iterable[FileResult]) -> list[dict]:
 
 def render(results: Iterable[FileResult]) -> str:
     """The report as JSON text (UTF-8, indented, newline-terminated)."""
-    return json.dumps(issues(results), ensure_ascii=False, indent=2) + "\n"
+    return json_text(issues(results)) + "\n"

@@ -19,10 +19,9 @@ not be counted). Undecodable bytes (kept as lone surrogates) are written as U+FF
 
 from __future__ import annotations
 
-import json
 from typing import Iterable
 
-from unveil.reporters.common import FileResult, no_lone_surrogates, span, tokens_of
+from unveil.reporters.common import FileResult, json_text, no_lone_surrogates, span, tokens_of
 
 
 def finding_dict(result: FileResult, finding) -> dict:
@@ -77,4 +76,4 @@ def render(results: Iterable[FileResult]) -> str:
 
     results = list(results)
     data = {"files": [file_dict(r) for r in results], "config": config_summary(results)}
-    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    return json_text(data) + "\n"

@@ -22,7 +22,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path, PurePosixPath
 from typing import Iterable
@@ -32,7 +31,7 @@ from unveil import __version__
 from unveil.core.findings import Severity
 from unveil.core.fingerprint import SARIF_KEY, analysis_fingerprints
 from unveil.core.rules import Rule, bundled_rules
-from unveil.reporters.common import FileResult, no_lone_surrogates, printable, span
+from unveil.reporters.common import FileResult, json_text, no_lone_surrogates, printable, span
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/unveil-lsp/unveil"
@@ -262,4 +261,4 @@ def render(
             }
         ],
     }
-    return json.dumps(log, ensure_ascii=False, indent=2) + "\n"
+    return json_text(log) + "\n"
