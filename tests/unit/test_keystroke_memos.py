@@ -109,8 +109,7 @@ def test_a_text_over_the_chunk_size_is_counted_by_paragraph_and_only_the_edited_
     one paragraph, not the whole text (it did, about 15 ms per edit of the 294 KB corpus file)."""
     enc = tokens.encoding()
     # an empty memo: one filled near its bound by earlier tests would be emptied half-way
-    monkeypatch.setattr(tokens, "_memo", {})
-    monkeypatch.setattr(tokens, "_memo_chars", 0)
+    monkeypatch.setattr(tokens, "_memo", tokens._CountMemo(tokens._MEMO_CHARS))
     paras = [f"Section {i}: read the module, run `make test {i}`, then summarise what failed." for i in range(4000)]
     base = "\n\n".join(paras)
     assert len(base) > 5 * tokens.CHUNK_CHARS
@@ -874,3 +873,45 @@ def test_rot_lines_of_an_open_document_equal_the_plain_pass_after_random_edits(s
             else:
                 text = text[:i] + (rng.choice(pieces) if r < 0.7 else rng.choice("ab \n\r/:.")) + text[i:]
     assert found > 600  # most versions hold a candidate
+
+
+# -- the token count memo: least recently used texts leave first --------------------------------
+
+
+def test_the_count_memo_drops_the_least_recently_used_texts_first():
+    memo = tokens._CountMemo(10)
+    memo.put("aaaa", 1)
+    memo.put("bbbb", 2)
+    assert memo.get("aaaa") == 1  # now the most recently used
+    memo.put("ccc", 3)  # 11 code points: the oldest, "bbbb", leaves
+    assert ("aaaa" in memo, "bbbb" in memo, "ccc" in memo, memo.chars) == (True, False, True, 7)
+    memo.put("x" * 11, 4)  # longer than the whole memo: not kept, nothing dropped
+    assert (len(memo), memo.chars, memo.get("x" * 11)) == (2, 7, None)
+    memo.put("aaaa", 9)  # already there: kept as it was
+    assert (memo.get("aaaa"), memo.chars) == (1, 7)
+    memo.clear()
+    assert (len(memo), memo.chars) == (0, 0)
+
+
+def test_many_edits_of_a_long_text_encode_only_the_edited_paragraph_each_time(monkeypatch):
+    """The memo holds about three versions of the text: every edit's whole text is remembered,
+    yet the paragraphs looked up on every edit stay, and each of 40 edits encodes the one
+    paragraph it changed (an emptied memo encoded them all again every few edits)."""
+    enc = tokens.encoding()
+    paras = [f"Section {i}: read the module, run `make test {i}`, then summarise what failed." for i in range(1500)]
+    base = "\n\n".join(paras)
+    assert len(base) > 2 * tokens.PIECE_MIN
+    monkeypatch.setattr(tokens, "_memo", tokens._CountMemo(3 * len(base) + 5_000))
+    assert tokens.count(base) == len(enc.encode_ordinary(base))
+    calls: list[int] = []
+    real = type(enc).encode_ordinary
+    monkeypatch.setattr(type(enc), "encode_ordinary", lambda self, t: calls.append(len(t)) or real(self, t))
+    text = base
+    for k in range(40):
+        i = (k * 37) % len(paras)
+        paras[i] += " x"
+        text = "\n\n".join(paras)
+        calls.clear()
+        assert tokens.count(text) == len(real(enc, text))
+        assert len(calls) == 1, (k, calls)  # the edited paragraph alone
+        assert calls[0] == len(paras[i]) + (2 if i < len(paras) - 1 else 0)

@@ -442,8 +442,7 @@ def unloaded(monkeypatch):
     monkeypatch.setattr(tokens, "_thread", None)
     monkeypatch.setattr(tokens, "_encoding", None)
     monkeypatch.setattr(tokens, "_subsets", None)
-    monkeypatch.setattr(tokens, "_memo", {})
-    monkeypatch.setattr(tokens, "_memo_chars", 0)
+    monkeypatch.setattr(tokens, "_memo", tokens._CountMemo(tokens._MEMO_CHARS))
 
 
 def test_prepare_counts_with_subsets_then_switches_to_the_full_encoding(monkeypatch, unloaded, full_and_ranks):

@@ -45,6 +45,7 @@ import hashlib
 import re
 import threading
 import time
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Mapping, overload
@@ -587,19 +588,63 @@ def chunks(text: str, limit: int = CHUNK_CHARS) -> list[str]:
     return out
 
 
-# Counts of recently counted texts: one analysis counts the same sections twice (the TOK budget
-# check and the token report), and an editor re-analyses mostly unchanged sections on each edit.
-_memo: dict[str, int] = {}
+class _CountMemo:
+    """Token counts of recently counted texts, keyed by the text: one analysis counts the same
+    sections twice (the TOK budget check and the token report), and an editor re-analyses
+    mostly unchanged paragraphs (:func:`pieces`) on each edit. At most ``limit`` code points of
+    text are kept; past that the least recently used texts go first, so the paragraphs every
+    edit looks up again stay and the whole texts of earlier versions leave. (It was emptied
+    whole when full: every eighth edit of the 294 KB corpus file then counted all its
+    paragraphs again, 16 ms more, ``benchmarks/profile.md``, issue 10, session 18.)
+
+    Thread-safe without a lock: each ``OrderedDict`` operation is atomic, and ``chars`` (the
+    code points held) is only an estimate when threads race, which at worst drops entries a
+    little early."""
+
+    __slots__ = ("_d", "chars", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self._d: OrderedDict[str, int] = OrderedDict()
+        self.chars = 0
+        self.limit = limit
+
+    def get(self, text: str) -> int | None:
+        n = self._d.get(text)
+        if n is not None:
+            try:
+                self._d.move_to_end(text)
+            except KeyError:  # dropped by another thread meanwhile
+                pass
+        return n
+
+    def put(self, text: str, n: int) -> None:
+        if len(text) > self.limit or text in self._d:
+            return
+        self._d[text] = n
+        self.chars += len(text)
+        while self.chars > self.limit:
+            try:
+                old, _ = self._d.popitem(last=False)
+            except KeyError:  # emptied by another thread
+                self.chars = 0
+                break
+            self.chars -= len(old)
+
+    def clear(self) -> None:
+        self._d.clear()
+        self.chars = 0
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+    def __contains__(self, text: object) -> bool:
+        return text in self._d
+
+
 _MEMO_CHARS = 4_000_000
-"""Most code points of text kept in the memo; when full it is emptied."""
-_memo_chars = 0
+"""Most code points of text the count memo keeps."""
+_memo = _CountMemo(_MEMO_CHARS)
 
 
 def _remember(text: str, n: int) -> None:
-    global _memo_chars
-    if _memo_chars + len(text) > _MEMO_CHARS:
-        _memo.clear()
-        _memo_chars = 0
-    if len(text) <= _MEMO_CHARS:
-        _memo[text] = n
-        _memo_chars += len(text)
+    _memo.put(text, n)
