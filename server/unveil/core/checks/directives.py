@@ -123,6 +123,7 @@ from unveil.core.checks.pattern_analysis import (  # noqa: F401
 from unveil.core.checks.splice import EMPTY as _EMPTY_ENTRY
 from unveil.core.checks.splice import Session as _SpliceSession
 from unveil.core.checks.splice import SpliceLog as _SpliceLog
+from unveil.core.checks.splice import carried_absent as _carried_absent
 from unveil.core.checks.splice import casefolded as _casefolded
 from unveil.core.checks.splice import entry as _splice_entry
 from unveil.core.checks.splice import splice as _splice
@@ -851,6 +852,7 @@ def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float
             if t.changed is None:  # the normalised reading: its matches are kept and spliced
                 t.session = log.begin(t.name, t.text, t.exact_run)
                 t.session.reuse_bounds()
+                _carry_presence(t, t.session)
         t.index = index
         if not t.spliced and t.changed is None:  # (the model view pass searches only what the reading rewrote)
             t.index_literals(index)  # one Aho–Corasick pass over the long literals
@@ -859,8 +861,24 @@ def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float
     if log is not None:
         for t in state.targets.values():
             if t is not None and t.session is not None:
+                # literal presence is kept where folding kept every offset (the delta's are the text's)
+                t.session.present = t.present if len(t.folded) == len(t.text) else None
                 log.commit(t.name, t.session)
     return out
+
+
+def _carry_presence(t: _Target, sess: _SpliceSession) -> None:
+    """Fill ``t.present`` (literal → whether it occurs in ``t.folded``) for the literals the
+    previous version of this reading found absent, by looking only around the edit
+    (:func:`unveil.core.checks.splice.carried_absent`); a later version otherwise looked each of
+    them up in the whole folded text (294 KB corpus file: about 4 ms of an edit,
+    ``benchmarks/profile.md``, issue 10, session 18). Only where case folding kept every offset
+    in both versions, so that the text's delta is the folded text's (``str.casefold`` folds each
+    code point on its own: equal lengths mean one code point for one)."""
+    base = sess.base
+    if base is None or base.present is None or sess.delta is None or len(t.folded) != len(t.text):
+        return
+    t.present.update(_carried_absent(base.present, t.folded, sess.delta))
 
 
 def _run_rules(

@@ -61,6 +61,23 @@ _BLOCK = 4096
 """Code points compared at a time when looking for the first difference."""
 
 
+def carried_absent(old: dict[str, bool], text: str, delta: TextDelta) -> dict[str, bool]:
+    """For each string ``old`` maps to ``False`` (absent from the previous text): whether it occurs
+    in ``text``, the new text that ``delta`` (:func:`text_delta`) relates to it. An occurrence in
+    ``text`` lies inside the common prefix or the common suffix, where it occurred in the
+    previous text too, or it overlaps the changed stretch ``[prefix, new_len - suffix)``: so a
+    string absent before is looked for only around that stretch (its length minus one code point
+    on either side), not in the whole text. Strings ``old`` maps to ``True`` are left out (an
+    occurrence may have been edited away: the caller looks them up). Empty strings are left out."""
+    lo, hi = delta.prefix, delta.new_len - delta.suffix
+    find, n = text.find, len(text)
+    return {
+        lit: find(lit, max(0, lo - len(lit) + 1), min(n, hi + len(lit) - 1)) >= 0
+        for lit, was in old.items()
+        if not was and lit
+    }
+
+
 def common_prefix(a: str, b: str, limit: int | None = None) -> int:
     """Length of the longest common prefix of ``a`` and ``b`` (at most ``limit``): whole blocks
     compared first, then a binary search inside the first block that differs. O(prefix)
@@ -201,10 +218,13 @@ class Reading:
     each class (a `regex` class source as in :func:`~unveil.core.checks.pattern_analysis.match_width`),
     an upper bound of its longest run in ``text`` (code points)."""
 
-    def __init__(self, text: str, entries: dict, runs: dict, bounds: dict | None = None, quiet=None) -> None:
+    def __init__(
+        self, text: str, entries: dict, runs: dict, bounds: dict | None = None, quiet=None, present=None
+    ) -> None:
         self.text, self.entries, self.runs = text, entries, runs
         self.bounds = bounds or {}  # the caller's bounds per pattern for this text
         self.quiet = quiet  # the caller's patterns known empty for this text and where (see Session.quiet)
+        self.present = present  # the caller's literal → whether it occurs in this text (see Session.present)
 
 
 class Session:
@@ -223,6 +243,7 @@ class Session:
         self.scratch: dict = {}  # the caller's other per-version values
         self.reused = False  # whether bounds start from the previous version's (reuse_bounds)
         self.quiet = None  # kept for the next version: the caller's record of patterns without a match
+        self.present: dict[str, bool] | None = None  # kept too: literals looked up in this text (see carried_absent)
         self._exact_run = exact_run
 
     def run(self, cls: str) -> int:
@@ -335,7 +356,9 @@ class SpliceLog:
         is done: it lets go of ``exact_run`` (a method of its caller's object, which holds the
         session: a cycle that kept each version's texts and matches until the collector's next
         full pass)."""
-        self.readings[name] = Reading(session.text, session.entries, session.runs, session.bounds, session.quiet)
+        self.readings[name] = Reading(
+            session.text, session.entries, session.runs, session.bounds, session.quiet, session.present
+        )
         session._exact_run = _no_run
 
 
