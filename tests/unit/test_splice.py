@@ -239,7 +239,9 @@ def test_an_open_documents_literal_presence_equals_a_fresh_lookup():
                 text = text[:pos] + text[pos + rng.randint(1, 30) :]
             got = analyze(text, path, count_tokens=False, incremental=cache)
             fresh = analyze(text, path, count_tokens=False)
-            assert [(f.rule, f.start, f.end) for f in got.findings] == [(f.rule, f.start, f.end) for f in fresh.findings]
+            assert [(f.rule, f.start, f.end) for f in got.findings] == [
+                (f.rule, f.start, f.end) for f in fresh.findings
+            ]
     finally:
         directives._carry_presence = real
     assert len(seen) >= 24
