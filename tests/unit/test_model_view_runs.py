@@ -94,3 +94,63 @@ def test_a_lookup_before_the_map_is_complete_does_not_go_stale():
     assert m.first_at_or_after(7) == 7
     m.add(20, 3, 0)  # a new run
     assert m.first_at_or_after(15) == 10 and m[11] == 20
+
+
+# -- an open document's model view, put together from its paragraphs' ---------------------------
+
+
+def _state(mv: N.ModelView) -> tuple:
+    m = mv.omap
+    runs = None if m is None else (list(m.v), list(m.o), list(m.step), m.n)
+    return mv.text, runs, list(mv.tag_runs), mv.original_length
+
+
+PIECE_ALPHABET = ALPHABET + ["\n\n", "\n\n\n", " \n\n", "😀", "\ufe0f"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_pieced_model_view_is_the_whole_texts(seed):
+    """Built paragraph by paragraph (cut after blank lines, each piece's view from the memo or
+    built), the model view has the same text, runs, tag runs and length as one built whole, over
+    generated texts and a memo carried from text to text (which does not grow past about twice
+    the latest text's pieces)."""
+    rng = random.Random(seed)
+    memo: dict = {}
+    checked = 0
+    for _ in range(300):
+        text = "".join(rng.choice(PIECE_ALPHABET) for _ in range(rng.randint(0, 120)))
+        if text.isascii():
+            continue
+        assert _state(N._model_view_pieced(text, memo)) == _state(N._model_view(text))
+        pieces = len([m for m in N._PIECE_END.finditer(text)]) + 1
+        assert len(memo) <= 3 * pieces + 64  # the memo stays about the latest text's pieces
+        checked += 1
+    assert checked > 250 and memo
+
+
+def test_an_open_documents_model_view_is_built_from_the_pieces_it_kept(monkeypatch):
+    """In an open document a long non-ASCII text's model view comes from its pieces: after an
+    edit of one paragraph only that paragraph's view is built again, and the result equals a
+    model view built whole."""
+    from unveil.core import scope
+    from unveil.core.incremental import DocumentCache
+
+    paras = [f"Paragraph {i}: caf\u00e9 \ufb01le \u200bnote \U000e0041\U000e0042 end.\n\n" for i in range(600)]
+    text = "".join(paras)
+    assert len(text) > N._PIECED_MIN
+    cache = DocumentCache()
+    built: list[str] = []
+    real = N._model_view
+    monkeypatch.setattr(N, "_model_view", lambda t: built.append(t) or real(t))
+    with scope.analysis(cache):
+        first = N.model_view(text)
+    assert len(built) == 600 and _state(first) == _state(real(text))
+    paras[300] = paras[300].replace("note", "n\u00f6te")
+    text = "".join(paras)
+    built.clear()
+    with scope.analysis(cache):
+        second = N.model_view(text)
+    assert built == [paras[300]]
+    assert _state(second) == _state(real(text))
+    built.clear()
+    assert _state(N.model_view(text)) == _state(real(text)) and built == [text]  # no document: whole

@@ -183,7 +183,78 @@ def model_view(text: str) -> ModelView:
     latest decoded payloads). Callers only read it."""
     if len(text) < _SHARE_MIN:
         return _model_view(text)
-    return _scope.shared("model_view", text, None, lambda: _model_view(text), keep=6)
+    return _scope.shared("model_view", text, None, lambda: _model_view_of(text), keep=6)
+
+
+_PIECED_MIN = 16_384
+"""Code points from which an open document's model view is built paragraph by paragraph
+(:func:`_model_view_pieced`)."""
+_PIECE_END = regex.compile(r"\n\n+")
+_PIECES_MEMO = "model view pieces"
+
+
+def _model_view_of(text: str) -> ModelView:
+    """:func:`_model_view` of ``text``; in an open document (:func:`unveil.core.scope.memo` kept
+    by its document cache) a long non-ASCII text is built from the model views of its
+    paragraphs, each kept for the next version (:func:`_model_view_pieced`)."""
+    if len(text) < _PIECED_MIN or _scope.document_cache() is None or text.isascii():
+        return _model_view(text)
+    memo = _scope.memo(_PIECES_MEMO)
+    if memo is None:  # pragma: no cover - a document cache always has memos
+        return _model_view(text)
+    return _model_view_pieced(text, memo)
+
+
+def _model_view_pieced(text: str, memo: dict) -> ModelView:
+    """:func:`_model_view` of ``text``, the same ``text``, runs and tag runs, put together from
+    the model views of its pieces (cut after each run of blank lines), each looked up in
+    ``memo`` (piece → :class:`ModelView`) or built and added: an edit changes one piece, and the
+    others' views are the previous version's (294 KB corpus file: about 3 ms of an edit,
+    ``benchmarks/profile.md``, issue 10, session 18).
+
+    Exact because the model view treats each maximal run of non-ASCII code points on its own
+    (NFKC per code point, Default_Ignorable_Code_Point dropped, tag characters decoded within
+    the run) and a cut falls after a line feed, so no run crosses one; the pieces' runs are
+    joined shifted (view offsets by the views before, original offsets by the pieces before),
+    the first run of each piece merged into the last of the one before where
+    :meth:`RunMap.add` would have merged them. ``memo`` keeps at most about twice the pieces
+    of the latest text (emptied first when it would hold more)."""
+    pieces: list[str] = []
+    i = 0
+    for m in _PIECE_END.finditer(text):
+        pieces.append(text[i : m.end()])
+        i = m.end()
+    if i < len(text):
+        pieces.append(text[i:])
+    if len(memo) > 2 * len(pieces) + 64:
+        memo.clear()
+    omap = RunMap()
+    v, o, st = omap.v, omap.o, omap.step
+    out: list[str] = []
+    tag_runs: list[tuple[int, int]] = []
+    base = 0  # original offset of the piece
+    for piece in pieces:
+        mv = memo.get(piece)
+        if mv is None:
+            mv = memo[piece] = _model_view(piece)
+        out.append(mv.text)
+        pm = mv.omap
+        if pm is None:  # an ASCII piece: its view is itself
+            omap.add(base, len(piece))
+        elif pm.v:
+            n0 = omap.n
+            first_count = (pm.v[1] if len(pm.v) > 1 else pm.n) - pm.v[0]
+            omap.add(base + pm.o[0], first_count, pm.step[0] if first_count > 1 else 1)
+            if len(pm.v) > 1:
+                v.extend([n0 + x for x in pm.v[1:]])
+                o.extend([base + x for x in pm.o[1:]])
+                st.extend(pm.step[1:])
+            omap.n = n0 + pm.n
+        if mv.tag_runs:
+            tag_runs.extend((a + base, b + base) for a, b in mv.tag_runs)
+        base += len(piece)
+    omap._last = None
+    return ModelView("".join(out), omap, tag_runs, len(text))
 
 
 def _model_view(text: str) -> ModelView:
