@@ -658,3 +658,33 @@ def test_ascii_control_spans_are_the_pattern_matches(seed):
         assert ascii_control_spans(text) == want, repr(text)
         found += len(want)
     assert found > 1000
+
+
+# -- the run finders written with `regex` find what `re` found -----------------------------------
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_non_ascii_runs_and_invalid_bytes_are_found_as_re_finds_them(seed):
+    """NON_ASCII and the invalid-byte class moved from ``re`` to ``regex`` (speed): over generated
+    texts with ASCII, DEL, C1, CJK, astral, tag and lone-surrogate code points, and random
+    ``pos``/``endpos``, the same spans and the same counts."""
+    import random
+    import re
+
+    from unveil.core.checks.unicode import unassigned
+    from unveil.core.checks.unicode.candidates import NON_ASCII
+
+    old_runs = re.compile(r"[^\x00-\x7f]+")
+    old_invalid = re.compile("[\udc80-\udcff]")
+    alphabet = ["a", " ", "\n", "\x7f", "\x80", "\x9f", "é", "中", "😀", "\U000e0041", "\udc80", "\udcff", "\ud800"]
+    rng = random.Random(seed)
+    found = 0
+    for _ in range(500):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        a = rng.randint(0, len(text))
+        b = rng.randint(a, len(text))
+        want = [m.span() for m in old_runs.finditer(text, a, b)]
+        assert [m.span() for m in NON_ASCII.finditer(text, a, b)] == want
+        assert len(unassigned._INVALID_BYTE.findall(text)) == len(old_invalid.findall(text))
+        found += len(want)
+    assert found > 500
