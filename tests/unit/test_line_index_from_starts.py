@@ -44,3 +44,21 @@ def test_the_hand_cases_have_these_spans():
         [1, 2, 4],
         [1, 4, 6, 7],
     ]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_line_feed_only_index_is_the_patterns(seed):
+    """``Document(text)`` finds line feeds with ``str.find`` when the text has no ``\\r``: the same
+    starts and content ends as the line-break pattern gives, over generated texts without
+    ``\\r`` (U+2028 and U+0085 are no line breaks either way)."""
+    from unveil.core.document import _LINE_BREAK
+
+    checked = 0
+    for text in _texts(100 + seed, 300):
+        text = text.replace("\r", "")
+        doc = Document(text)
+        ms = list(_LINE_BREAK.finditer(text))
+        assert list(doc.line_starts) == [0, *(m.end() for m in ms)]
+        assert list(doc._line_ends) == [*(m.start() for m in ms), len(text)]
+        checked += len(ms)
+    assert checked > 1000

