@@ -133,6 +133,29 @@ class RunMap:
             return self.v[k] + max(0, orig - self.o[k])
         return self.v[k]
 
+    def first_at_or_after_many(self, origs: list[int]) -> list[int]:
+        """:meth:`first_at_or_after` of each of ``origs``, in their order."""
+        last = self._last
+        if last is None:
+            self.first_at_or_after(0)  # builds it
+            last = self._last
+        assert last is not None
+        v, o, st, n = self.v, self.o, self.step, self.n
+        out: list[int] = []
+        put = out.append
+        nl = len(last)
+        left = bisect.bisect_left
+        for orig in origs:
+            k = left(last, orig)
+            if k == nl:
+                put(n)
+            elif st[k] == 1:
+                d = orig - o[k]
+                put(v[k] + (d if d > 0 else 0))
+            else:
+                put(v[k])
+        return out
+
 
 @dataclass
 class ModelView:
@@ -169,6 +192,14 @@ class ModelView:
         if self.omap is None:
             return orig
         return self.omap.first_at_or_after(orig)
+
+    def view_offsets(self, origs: list[int]) -> list[int]:
+        """:meth:`view_offset` of each of ``origs``, in their order (one call for many: the model
+        view pass maps every stretch the reading rewrote, about 3,000 offsets a version of the
+        294 KB corpus file)."""
+        if self.omap is None:
+            return list(origs)
+        return self.omap.first_at_or_after_many(origs)
 
 
 _SHARE_MIN = 1024

@@ -561,11 +561,11 @@ class _Target:
                 lines = target.line_index()
                 starts = lines.starts
                 got: set[int] = set()
-                vo = view.view_offset
                 add = got.add
-                for a, b in source_spans:
-                    va = vo(a)
-                    vb = max(va, vo(b) - 1)
+                vos = view.view_offsets([x for span in source_spans for x in span])
+                for k in range(0, len(vos), 2):
+                    va = vos[k]
+                    vb = max(va, vos[k + 1] - 1)
                     la = bisect_right(starts, va) - 1
                     if starts[la + 1 if la + 1 < len(starts) else la] > vb:  # one line (the usual case)
                         add(max(0, la))
@@ -613,10 +613,12 @@ class _Target:
                 # open document keeps each stretch's literals (an edit changes one stretch)
                 present: set[str] = set()
                 per_part: list[frozenset[str]] = []
+                shorts: list[tuple[dict, dict]] = []  # per part: its other lookups (see below)
                 canon: dict[frozenset[str], frozenset[str]] = {}
                 memo = self.memo
                 for part in parts:
-                    key = ("literals", id(index), _span_digest(part), len(part))
+                    dig = _span_digest(part)
+                    key = ("literals", id(index), dig, len(part))
                     lits = memo.get(key) if memo is not None else None
                     if lits is None:
                         scanned = index.scan(part)
@@ -628,10 +630,20 @@ class _Target:
                             memo.put(key, lits)
                     present |= lits
                     per_part.append(canon.setdefault(lits, lits))  # (one object per distinct set)
+                    # kept with the part, for the parts a later version's edit leaves alone: the
+                    # lookups of the literals the automaton leaves out, and which clause lists
+                    # the part satisfies (changed_spans_for)
+                    skey = ("part lookups", dig, len(part))
+                    short = memo.get(skey) if memo is not None else None
+                    if short is None:
+                        short = ({}, {})
+                        if memo is not None:
+                            memo.put(skey, short)
+                    shorts.append(short)
                 else:
                     seen = dict.fromkeys(index.literals, False)
                     seen.update(dict.fromkeys(present, True))
-                    self._part_literals = (per_part, frozenset(index.literals))
+                    self._part_literals = (per_part, frozenset(index.literals), shorts)
             got = self._changed_text = (text, seen)
         return _may_match(clauses, got[0], got[1])
 
@@ -648,13 +660,32 @@ class _Target:
         folded = self.folded
         if not clauses or got is None or len(folded) != len(self.text):
             return spans
-        per_part, indexed = got
+        per_part, indexed, shorts = got
         find = folded.find
-        return [
-            (a, b)
-            for (a, b), lits in zip(spans, per_part)
-            if all(any((m in lits) if m in indexed else find(m, a, b) >= 0 for m in clause) for clause in clauses)
-        ]
+        key = tuple(clauses)
+        out = []
+        for (a, b), lits, (short, sat) in zip(spans, per_part, shorts):
+            hit = sat.get(key)
+            if hit is None:
+                hit = True
+                for clause in clauses:
+                    for m in clause:
+                        if m in indexed:
+                            if m in lits:
+                                break
+                        else:
+                            h = short.get(m)
+                            if h is None:
+                                h = short[m] = find(m, a, b) >= 0
+                            if h:
+                                break
+                    else:
+                        hit = False
+                        break
+                sat[key] = hit
+            if hit:
+                out.append((a, b))
+        return out
 
     def line_index(self) -> "_Lines":
         if self.lines is None:
