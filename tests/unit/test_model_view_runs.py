@@ -74,7 +74,10 @@ def test_run_map_answers_as_the_per_code_point_list(seed):
             assert _outcome(v.orig_end, i) == _outcome(_ref_end, ol, i)
         for o in range(-2, len(t) + 3):
             assert v.view_offset(o) == bisect.bisect_left(ol, o)
+        origs = [rnd.randrange(-2, len(t) + 3) for _ in range(12)]  # any order, repeats
+        assert v.view_offsets(origs) == [bisect.bisect_left(ol, o) for o in origs]
     assert mapped > 1000
+    assert N.ModelView("abc").view_offsets([2, 0, 5]) == [2, 0, 5]  # no map: the offsets themselves
 
 
 def test_run_map_is_a_few_runs_for_a_long_text():
