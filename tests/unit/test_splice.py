@@ -207,13 +207,19 @@ def test_carried_absence_equals_a_whole_text_lookup(seed):
     assert checked > 200 and flipped > 0  # absent literals that an edit made present were seen
 
 
-def test_an_open_documents_literal_presence_equals_a_fresh_lookup():
+@pytest.mark.parametrize("carry_min", [0, None])
+def test_an_open_documents_literal_presence_equals_a_fresh_lookup(monkeypatch, carry_min):
     """The directive rules' per-version literal presence of an open document (carried from the
     previous version around each edit) equals ``lit in folded`` of that version, and the
-    findings equal a fresh analysis, over edits that type literals in and delete them."""
+    findings equal a fresh analysis, over edits that type literals in and delete them. (A
+    text under CARRY_PRESENCE_MIN code points, as this one is, carries nothing: there whole-text
+    lookups cost less than carrying.)"""
     from unveil.core.analyze import analyze
     from unveil.core.checks import directives
     from unveil.core.incremental import DocumentCache
+
+    if carry_min is not None:
+        monkeypatch.setattr(directives, "CARRY_PRESENCE_MIN", carry_min)
 
     seen: list = []
     real = directives._carry_presence
@@ -250,4 +256,4 @@ def test_an_open_documents_literal_presence_equals_a_fresh_lookup():
         for lit, hit in present.items():
             assert hit == (lit in folded), lit
         carried += len(present)
-    assert carried > 1000
+    assert carried > 1000 if carry_min == 0 else carried == 0

@@ -903,13 +903,23 @@ def _carry_presence(t: _Target, sess: _SpliceSession) -> None:
     previous version of this reading found absent, by looking only around the edit
     (:func:`unveil.core.checks.splice.carried_absent`); a later version otherwise looked each of
     them up in the whole folded text (294 KB corpus file: about 4 ms of an edit,
-    ``benchmarks/profile.md``, issue 10, session 18). Only where case folding kept every offset
-    in both versions, so that the text's delta is the folded text's (``str.casefold`` folds each
-    code point on its own: equal lengths mean one code point for one)."""
+    ``benchmarks/profile.md``, issue 10, session 18). Only for a text of at least
+    :data:`CARRY_PRESENCE_MIN` code points, and where case folding kept every offset in both
+    versions, so that the text's delta is the folded text's (``str.casefold`` folds each code
+    point on its own: equal lengths mean one code point for one)."""
     base = sess.base
     if base is None or base.present is None or sess.delta is None or len(t.folded) != len(t.text):
         return
+    if len(t.folded) < CARRY_PRESENCE_MIN:
+        return
     t.present.update(_carried_absent(base.present, t.folded, sess.delta))
+
+
+CARRY_PRESENCE_MIN = 100_000
+"""Code points from which :func:`_carry_presence` pays: carrying costs about half a microsecond
+per literal found absent before (some 2,500 once the rules' literal index has run), whatever
+the text's length, while a whole-text lookup grows with it (the 300-line benchmark file: 1.2 ms
+to carry, more than the lookups it saves; the 294 KB file: 1.2 ms to save about 4 ms)."""
 
 
 def _run_rules(
