@@ -7,8 +7,10 @@ compiled code (``regex`` registers a ``copyreg`` reducer that calls its C constr
 ``regex._regex.compile`` with that code), so loading one back costs about 30 µs and parses
 nothing.
 
-:func:`install` (called by the entry points, ``unveil check`` and ``unveil serve``, before they
-import the analysis modules; idempotent) puts a front on ``regex``'s compile function
+:func:`install` (called by the entry points before they import the analysis modules:
+``unveil serve`` at start, ``unveil check`` once it has a file to analyse, so that a run the
+result cache answers whole never imports ``regex``; idempotent) puts a front on ``regex``'s
+compile function
 (``regex._main._compile``, which ``regex.compile``, ``regex.search`` and the other module
 functions all call):
 
