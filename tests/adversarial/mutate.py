@@ -344,6 +344,20 @@ def _mut_translate(p):
     return [_block(t) for fam in families for phrases in _TRANSLATIONS[fam].values() for t in phrases]
 
 
+def _crlf(made):
+    """The document of a mutation with every line break ``\r\n`` (same lines)."""
+    if isinstance(made, list):
+        return [_crlf(m) for m in made]
+    doc, lines = made
+    return doc.replace("\r\n", "\n").replace("\n", "\r\n"), lines
+
+
+def _mut_base64_lines(p):
+    enc = base64.b64encode(p.text.encode()).decode()
+    k = max(8, -(-len(enc) // 3 // 4) * 4)  # three lines or so, whole base64 quanta
+    return _block("\n".join(enc[i : i + k] for i in range(0, len(enc), k)))
+
+
 #: mutation class → function(payload) → (doc, lines) or a list of them (``[]``: not applicable)
 CLASSES = {
     "plain": lambda p: _block(p.text),
@@ -367,6 +381,10 @@ CLASSES = {
     "prohibition-elsewhere": _mut_prohibition,
     "example-elsewhere": _mut_example,
     "translate": _mut_translate,
+    # line breaks as a Windows editor writes them (LSP and CommonMark end lines at all three)
+    "crlf-frontmatter": lambda p: _crlf(_mut_frontmatter(p)),
+    "crlf-split-list": lambda p: _crlf(_mut_split_list(p)),
+    "crlf-base64-lines": lambda p: _crlf(_mut_base64_lines(p)),
 }
 #: classes that restructure a line without adding a payload (the benign check applies these)
 STRUCTURAL = [c for c in CLASSES if c not in ("plain", "translate")]
@@ -387,6 +405,7 @@ HIDING = frozenset(
         "base32",
         "hex",
         "rot13",
+        "crlf-base64-lines",
     }
 )
 CARRIER_CATEGORIES = frozenset({"hidden-content", "obfuscation"})

@@ -35,3 +35,37 @@ def test_rule_examples(rule):
         result = analyze(ex.text, ex.path, count_tokens=counts)
         hits = [(result.doc.position(f.start).line + 1, f.message) for f in result.findings if f.rule == rule.id]
         assert hits == [], f"{rule.id} good[{n}] fired: {hits}"
+
+
+# Rules whose limit counts what the agent reads byte by byte or character by character: a
+# carriage return is one more of them, so with CRLF line breaks the limit is reached elsewhere.
+_LINE_BREAK_COUNTED = {"TOK010", "TOK013"}
+# Lone carriage returns (classic Mac line breaks), not read as line breaks here: frontmatter is
+# recognised only with "\n" or "\r\n" breaks (HID027), PEM blocks only with "\n" (SEC007).
+_CR_GAPS = {"HID027", "SEC007"}
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+@pytest.mark.parametrize("rule", RULES, ids=[r.id for r in RULES])
+def test_rule_examples_hold_with_other_line_breaks(rule, newline):
+    """The same examples with CRLF or lone-CR line breaks (LSP 3.17 and CommonMark end lines at
+    all three): each bad example still fires its rule at its line, no good example fires it. (A
+    CRLF file went unreported by AGY001 and AGY003, whose patterns end lines at ``$`` or ``\\n``,
+    and a payload split across CRLF lines was not joined.)"""
+    if rule.raw.get("examples") == "none" or rule.id in _LINE_BREAK_COUNTED:
+        pytest.skip("no examples, or a limit the carriage returns count towards")
+    if newline == "\r" and rule.id in _CR_GAPS:
+        pytest.skip("lone carriage returns: see _CR_GAPS")
+    counts = rule.id.startswith("TOK")
+    for n, ex in enumerate(rule.bad):
+        if "\r" in ex.text:
+            continue  # an example about carriage returns themselves
+        result = analyze(ex.text.replace("\n", newline), ex.path, count_tokens=counts)
+        lines = sorted(result.doc.position(f.start).line + 1 for f in result.findings if f.rule == rule.id)
+        assert ex.line in lines, f"{rule.id} bad[{n}] {newline!r}: expected a finding at line {ex.line}, got {lines}"
+    for n, ex in enumerate(rule.good):
+        if "\r" in ex.text:
+            continue
+        result = analyze(ex.text.replace("\n", newline), ex.path, count_tokens=counts)
+        hits = [result.doc.position(f.start).line + 1 for f in result.findings if f.rule == rule.id]
+        assert hits == [], f"{rule.id} good[{n}] {newline!r} fired at lines {hits}"

@@ -995,6 +995,8 @@ def _normalise_core(
         _percent_edits(text, edits)
     if "\\" in text:
         _escape_edits(text, edits)
+    if "\r" in text:
+        _line_break_edits(text, edits)
     if end < n:
         edits = [x for x in edits if x[0] < end]
         text = text[:end]
@@ -1039,6 +1041,18 @@ def _normalise_core(
         pos = e
     gap(pos, n)
     return Reading("".join(b.parts), n, b.out_starts, b.src_starts, b.src_ends, b.copies)
+
+
+_CR_BREAK = regex.compile(r"\r\n?")
+
+
+def _line_break_edits(text: str, edits: list[tuple[int, int, str]]) -> None:
+    """A line feed for each ``\r\n`` and each lone ``\r`` of ``text`` (LSP 3.17 and CommonMark
+    both end lines at ``\n``, ``\r\n`` and ``\r``): the rules read every line break as
+    ``\n``, so a pattern's ``$``, ``^`` or ``\n`` holds on a CRLF or CR file as on an LF one
+    (``tools: "*"`` with CRLF line endings went unreported). Appended after the other edits, so
+    one that starts at the same offset (a soft wrap joined) is applied instead."""
+    edits.extend((m.start(), m.end(), "\n") for m in _CR_BREAK.finditer(text))
 
 
 CHUNKED_MIN = 8_192

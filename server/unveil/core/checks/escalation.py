@@ -73,7 +73,13 @@ _PREVENTING = regex.compile(
 "a hook to prevent agents from skipping hooks with --no-verify", not "if the hook blocks a commit,
 commit with --no-verify"."""
 
-_SENTENCE_END = regex.compile(r"[.!?](?=\s)|\n[ \t]*\n|\n(?=[ \t]*(?:[-*+]|\d+[.)]|#)\s)|\n(?=[ \t]*\|)|\|[ \t]*(?=\n)")
+_SENTENCE_END = regex.compile(
+    r"[.!?](?=\s)|(?:\r\n?|\n)[ \t]*(?:\r\n?|\n)|(?:\r\n?|\n)(?=[ \t]*(?:[-*+]|\d+[.)]|#)\s)"
+    r"|(?:\r\n?|\n)(?=[ \t]*\|)|\|[ \t]*(?=\r|\n)"
+)
+"""Where a sentence ends: a full stop, question or exclamation mark before white space, a blank
+line, a list item, heading or table row starting on the next line, a table row's end. Line
+breaks are ``\n``, ``\r\n`` or ``\r``."""
 
 
 @dataclass(frozen=True)
@@ -107,8 +113,9 @@ class ProseForm:
 
 def _soft_wrapped(pattern: str) -> str:
     """``pattern`` with each in-sentence window ``[^.!?\n]`` also crossing a single line break
-    (a soft-wrapped sentence), never a blank line."""
-    return pattern.replace("[^.!?\\n]", "(?:[^.!?\\n]|\\n(?![ \\t]*\\n))")
+    (a soft-wrapped sentence), never a blank line. Line breaks are ``\n``, ``\r\n`` or ``\r``
+    (a CRLF file's blank line was crossed: the window read ``\r`` as a character)."""
+    return pattern.replace("[^.!?\\n]", "(?:[^.!?\\n\\r]|(?:\\r\\n?|\\n)(?![ \\t]*[\\r\\n]))")
 
 
 def _data_path() -> Path:

@@ -1151,8 +1151,12 @@ def _find_base32(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
 
 
 _B64_LINE = re.compile(
-    r"(?m)^[ \t]*(?:[-*+][ \t]+|>[ \t]*|\d{1,3}[.)][ \t]+)?[\"'`]?([A-Za-z0-9+/_-]{8,}={0,2})[\"'`]?[ \t]*[,+\\]?[ \t]*$"
+    r"(?m)(?:^|(?<=\r))[ \t]*(?:[-*+][ \t]+|>[ \t]*|\d{1,3}[.)][ \t]+)?[\"'`]?([A-Za-z0-9+/_-]{8,}={0,2})[\"'`]?"
+    r"[ \t]*[,+\\]?[ \t]*(?=\r|$)"
 )
+"""A line that is one base64 piece (a list item, a quote, a string with a joining comma or plus
+allowed around it). Lines end at ``\n``, ``\r\n`` or ``\r`` (``re``'s ``^`` and ``$`` know only
+``\n``: a payload split across CRLF lines was not joined)."""
 _B64_QUOTED = re.compile(r"([\"'])([A-Za-z0-9+/_=-]{4,})\1")
 _QUOTE_JOIN = re.compile(r"\s*(?:\+|\.\.?|,|\|\||&)?\s*\Z")
 _B64_QUOTE_CLASS = bytes(
@@ -1201,6 +1205,11 @@ def _b64_chain(text: str, chunks: list[tuple[int, int, str]], exempt, out: list,
     out.append(Decoded("OBF001", start, end, f"base64 ({how})", decoded, keyword, strong=strong, quiet=not strong))
 
 
+def _line_breaks(text: str, a: int, b: int) -> int:
+    """How many line breaks (``\n``, ``\r\n``, ``\r``) ``text[a:b]`` holds."""
+    return text.count("\n", a, b) + text.count("\r", a, b) - text.count("\r\n", a, b)
+
+
 def _find_base64_split(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
     """Base64 split across consecutive lines or list items, or across quoted strings joined by
     ``+``, ``.``, ``..``, ``,``, ``||`` or nothing (``"SWdu" + "b3Jl"``)."""
@@ -1209,7 +1218,7 @@ def _find_base64_split(text: str, exempt: list[tuple[int, int]]) -> list[Decoded
     prev_end = -2
     for m in _B64_LINE.finditer(text):
         ls = m.start()
-        if chunks and text[prev_end:ls].strip("\r\n") == "" and text.count("\n", prev_end, ls) <= 1:
+        if chunks and text[prev_end:ls].strip("\r\n") == "" and _line_breaks(text, prev_end, ls) <= 1:
             chunks.append((m.start(1), m.end(1), m.group(1)))
         else:
             _b64_chain(text, chunks, exempt, out, "split across lines")
