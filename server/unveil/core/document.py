@@ -28,9 +28,16 @@ def split_lsp_lines(text: str) -> list[str]:
     Returns a list of strings whose concatenation is ``text``. A trailing line break does not
     start an extra (empty) element, matching ``str.splitlines(True)`` on ordinary text.
     """
+    return cut_after(text, _LINE_BREAK)
+
+
+def cut_after(text: str, pattern) -> list[str]:
+    """``text`` cut after each match of the compiled ``pattern`` (``re`` or ``regex``): pieces
+    whose concatenation is ``text``, none empty (a match at the very end adds no empty last
+    piece; ``pattern`` should not match the empty string)."""
     parts: list[str] = []
     pos = 0
-    for m in _LINE_BREAK.finditer(text):
+    for m in pattern.finditer(text):
         parts.append(text[pos : m.end()])
         pos = m.end()
     if pos < len(text):

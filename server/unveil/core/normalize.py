@@ -63,6 +63,7 @@ from typing import Sequence
 import regex
 
 from unveil.core import scope as _scope
+from unveil.core.document import cut_after
 
 # --------------------------------------------------------------------------------------------
 # Model view (moved here from unveil.core.context, which re-exports it)
@@ -250,13 +251,7 @@ def _model_view_pieced(text: str, memo: dict) -> ModelView:
     the first run of each piece merged into the last of the one before where
     :meth:`RunMap.add` would have merged them. ``memo`` keeps at most about twice the pieces
     of the latest text (emptied first when it would hold more)."""
-    pieces: list[str] = []
-    i = 0
-    for m in _PIECE_END.finditer(text):
-        pieces.append(text[i : m.end()])
-        i = m.end()
-    if i < len(text):
-        pieces.append(text[i:])
+    pieces = cut_after(text, _PIECE_END)
     if len(memo) > 2 * len(pieces) + 64:
         memo.clear()
     omap = RunMap()
