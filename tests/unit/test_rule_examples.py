@@ -40,9 +40,6 @@ def test_rule_examples(rule):
 # Rules whose limit counts what the agent reads byte by byte or character by character: a
 # carriage return is one more of them, so with CRLF line breaks the limit is reached elsewhere.
 _LINE_BREAK_COUNTED = {"TOK010", "TOK013"}
-# Lone carriage returns (classic Mac line breaks), not read as line breaks here: frontmatter is
-# recognised only with "\n" or "\r\n" breaks (HID027), PEM blocks only with "\n" (SEC007).
-_CR_GAPS = {"HID027", "SEC007"}
 
 
 @pytest.mark.parametrize("newline", ["\r\n", "\r"])
@@ -54,8 +51,6 @@ def test_rule_examples_hold_with_other_line_breaks(rule, newline):
     and a payload split across CRLF lines was not joined.)"""
     if rule.raw.get("examples") == "none" or rule.id in _LINE_BREAK_COUNTED:
         pytest.skip("no examples, or a limit the carriage returns count towards")
-    if newline == "\r" and rule.id in _CR_GAPS:
-        pytest.skip("lone carriage returns: see _CR_GAPS")
     counts = rule.id.startswith("TOK")
     for n, ex in enumerate(rule.bad):
         if "\r" in ex.text:

@@ -325,7 +325,9 @@ def parse(text: str) -> Frontmatter:
 
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-_YAML_COMMENT = re.compile(r"(?:^|(?<=[ \t]))#", re.M)
+_YAML_COMMENT = re.compile(r"(?:^|(?<=[ \t\r]))#", re.M)
+"""A ``#`` that starts a YAML comment unless inside a scalar: at a line start (after ``\n``,
+``\r\n`` or a lone ``\r``: YAML 1.2 §5.4 takes all three as line breaks) or after a space or tab."""
 _EOL = re.compile(r"[\r\n]")
 
 
@@ -374,7 +376,7 @@ def _comment_spans(yaml_text: str) -> tuple[tuple[int, int, str], ...]:
             continue  # inside a scalar
         if i >= scanned_to:
             # past a scan error: only whole-line comments and " #" after a plain value
-            line_start = yaml_text.rfind("\n", 0, i) + 1
+            line_start = max(yaml_text.rfind("\n", 0, i), yaml_text.rfind("\r", 0, i)) + 1
             before = yaml_text[line_start:i]
             if before.strip() and (before.count('"') % 2 or before.count("'") % 2):
                 continue
