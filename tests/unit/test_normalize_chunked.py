@@ -83,7 +83,13 @@ def _generated(rng: random.Random) -> str:
     for _ in range(rng.randint(3, 14)):
         out.append(rng.choice(PIECES))
         out.append(rng.choice(SEPARATORS))
-    return "".join(out)
+    text = "".join(out)
+    r = rng.random()
+    if r < 0.2:  # a Windows editor's line breaks (LSP and CommonMark end lines at all three)
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    elif r < 0.3:  # classic Mac line breaks
+        text = text.replace("\r\n", "\n").replace("\n", "\r")
+    return text
 
 
 @pytest.mark.parametrize("chunk_min", [1, 7, 64])

@@ -471,7 +471,7 @@ def test_model_view_pass_lines_are_every_line_a_rewritten_span_touches(seed):
         state = directives.doc_state(text, None)
         view = state.targets["view"]
         assert view is not None and view.changed is not None
-        spans = directives._rewritten(state.reading)
+        spans = directives._rewritten(state.reading, text)
         mv = state.dc.view
         starts = view.line_index().starts
         want: set[int] = set()
@@ -482,3 +482,20 @@ def test_model_view_pass_lines_are_every_line_a_rewritten_span_touches(seed):
         assert view.changed() == want, text
         multi += any(text.count("\n", a, b) for a, b in spans)
     assert multi > 5  # spans across lines among them
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_line_breaks_read_as_line_feeds_are_not_rewritten_stretches(newline):
+    """A CRLF or lone-CR file's line breaks, read as ``\\n``, are not stretches the model view
+    pass must search (that made it search every line of a CRLF file); what else the reading
+    rewrote still is, at the same source ranges as in the LF file."""
+    body = "Plain words here.\n\nA line with &amp; and **bold**.\nAnother plain line.\n\n- item\n"
+    lf = directives._rewritten(directives.doc_state(body, None).reading, body)
+    text = body.replace("\n", newline)
+    got = directives._rewritten(directives.doc_state(text, None).reading, text)
+    shift = len(newline) - 1
+
+    def at(o: int) -> int:  # an LF offset in the other text
+        return o + shift * body.count("\n", 0, o)
+
+    assert got == [(at(a), at(b)) for a, b in lf] and len(lf) == 3

@@ -564,7 +564,9 @@ def _spans_index(spans: Sequence[tuple[int, int]]):
 
 
 _DELIM = regex.compile(r"\*+|_+|~~+")
-_BLANK = regex.compile(r"\n[ \t]*\n")
+_BLANK = regex.compile(r"\r?\n[ \t]*\r?\n")
+"""A blank line: its line break and the next one's, ``\n`` or ``\r\n`` (a lone ``\r`` is not
+cut at: a character's folding reads its line up to a ``\n``)."""
 
 
 def _is_ws(c: str) -> bool:
