@@ -652,8 +652,10 @@ class _Target:
         member (case-folded): a match holds a member of each clause in what it matches
         (:func:`~unveil.core.checks.pattern_analysis.required_literals`), and a search limited
         to a stretch matches inside it, so the other stretches cannot add a match. Looked up in
-        the literals :meth:`may_match_changed` found per stretch (an ``in`` test for a literal
-        the automaton does not hold); every stretch when it found none."""
+        the literals :meth:`may_match_changed` found per stretch (a search of the stretch for a
+        literal the automaton does not hold); every stretch when it found none. Those searches
+        and each clause list's answer are kept with the stretch (by its digest, in the open
+        document's memo), so a stretch the next edit leaves alone is not looked at again."""
         spans = self.changed_spans()
         self.may_match_changed(clauses)
         got = getattr(self, "_part_literals", None)
@@ -901,8 +903,9 @@ def _run(state: DocState, prules: PatternRules, kind: str | None, timeout: float
     if log is not None:
         for t in state.targets.values():
             if t is not None and t.session is not None:
-                # literal presence is kept where folding kept every offset (the delta's are the text's)
-                t.session.present = t.present if len(t.folded) == len(t.text) else None
+                # literal presence is kept where the next version carries it (_carry_presence)
+                carry = len(t.folded) == len(t.text) >= CARRY_PRESENCE_MIN
+                t.session.present = t.present if carry else None
                 log.commit(t.name, t.session)
     return out
 
