@@ -1505,6 +1505,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "serve" and not ({"-h", "--help"} & set(argv[1:])):
+        from unveil.lsp import memory
+
+        memory.pause_collections()  # until the first diagnostics are out (lsp/memory.py)
         from unveil.core import rxcache
 
         rxcache.install()  # before the server imports the checks: their patterns load, not compile

@@ -81,3 +81,39 @@ def test_the_idle_trim_collects_cycles_first(monkeypatch):
             gc.enable()
     finally:
         gc.set_threshold(*old)
+
+
+def test_collections_pause_while_starting_and_resume_once(monkeypatch):
+    """The server's start-up pause: no collection until resumed; resuming collects what start-up
+    left in cycles, freezes the rest, and turns the collector back on with the server's
+    thresholds, once."""
+    import gc
+    import weakref
+
+    class Node:
+        pass
+
+    old = gc.get_threshold()
+    frozen_before = gc.get_freeze_count()
+    monkeypatch.setattr(memory, "_paused", False)
+    try:
+        assert memory.resume_collections() is False  # never paused: nothing to do
+        assert gc.isenabled() and gc.get_freeze_count() == frozen_before
+        memory.pause_collections()
+        assert gc.isenabled() is False
+        a, b = Node(), Node()
+        a.other, b.other = b, a
+        gone = weakref.ref(a)
+        kept = Node()
+        del a, b
+        assert gone() is not None  # paused: nothing collects the cycle
+        assert memory.resume_collections() is True
+        assert gone() is None  # the cycle was collected
+        assert gc.isenabled() and gc.get_threshold() == memory.GC_THRESHOLD
+        assert gc.get_freeze_count() > frozen_before  # what lives (kept, the test's objects) is frozen
+        assert kept is not None
+        assert memory.resume_collections() is False  # once
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*old)
+        gc.enable()

@@ -33,6 +33,7 @@ from unveil.core import tokens as tokens_mod
 from unveil.core.analyze import Analysis
 from unveil.core.config import Settings
 from unveil.core.incremental import DocumentCache
+from unveil.lsp import memory
 from unveil.lsp.convert import encoding_name
 from unveil.lsp.registry import FEATURE_MODULES, safe  # noqa: F401 - safe re-exported for callers
 from unveil.lsp.scheduler import LatestWinsScheduler
@@ -505,6 +506,7 @@ class UnveilServer(LanguageServer):
             deadline = loop.time() + TOKENIZER_DELAY_S
             while not self._published and loop.time() < deadline:
                 await asyncio.sleep(0.02)
+            await loop.run_in_executor(None, memory.resume_collections)  # (lsp/memory.py)
             try:
                 await loop.run_in_executor(None, tokens_mod.wait)
             except Exception:  # noqa: BLE001
@@ -589,11 +591,12 @@ waiting."""
 
 
 def _warm_up() -> None:
-    """Analyse a tiny agent file once (compiles rule patterns, imports parsers), then move every
-    object alive at that point to the collector's permanent generation (``gc.freeze``): they live
-    as long as the server, and the full collections that typing triggers no longer traverse them
-    (collector time over 60 edits of the 300-line benchmark file: 1.17 s before, 0.58 s after).
-    Never raises."""
+    """Analyse a tiny agent file once (compiles rule patterns, imports parsers). Never raises.
+    What it loads lives as long as the server: :func:`unveil.lsp.memory.resume_collections`
+    freezes it (``gc.freeze``) once the first diagnostics are out, so that the full collections
+    typing triggers no longer traverse it (collector time over 60 edits of the 300-line
+    benchmark file: 1.17 s before, 0.58 s after); when the collector was not paused (a server
+    made without :func:`run`), it is frozen here."""
     import gc
 
     try:
@@ -607,7 +610,8 @@ def _warm_up() -> None:
         log.exception("warm-up analysis failed")
     finally:
         _WARMED.set()
-    gc.freeze()
+    if gc.isenabled():
+        gc.freeze()
 
 
 def create_server() -> UnveilServer:
@@ -656,6 +660,9 @@ def run(argv: list[str] | None = None) -> int:
     # the first didOpen does not pay for it. The tokenizer loads later (watch_tokenizer).
     _WARMED.clear()
     server.executor.submit(_warm_up)
+    resume = threading.Timer(memory.RESUME_AFTER_S, memory.resume_collections)
+    resume.daemon = True
+    resume.start()  # the collector on again even if no diagnostics are ever published
     server.start_io()
     # LSP 3.17: exit after shutdown exits 0, exit without shutdown exits 1 (end of input: 0)
     return server.protocol.exit_code or 0
