@@ -108,6 +108,29 @@ def test_run_time_patterns_are_not_stored_module_level_ones_are(fronted):
     assert (r"module level \d+", 0) in rxcache._table
 
 
+def test_ruamels_lazy_non_printable_pattern_is_recorded(fronted):
+    """ruamel.yaml compiles its non-printable pattern in a function, the first time YAML text is
+    not ASCII: the frontmatter parser has it compiled inside ``recording`` so that it is kept."""
+    from ruamel.yaml import util
+    from ruamel.yaml.reader import Reader
+
+    from unveil.core import frontmatter
+
+    saved = Reader.NON_PRINTABLE
+    source = saved.pattern
+    Reader.NON_PRINTABLE = util.RegExp(source)  # not compiled yet, as in a new process
+    frontmatter._ruamel_patterns.cache_clear()
+    re.purge()
+    try:
+        assert (source, 0) not in rxcache._re_table
+        fm = frontmatter.parse("---\nname: caf\u00e9\n---\nbody\n")
+        assert fm.data == {"name": "caf\u00e9"}
+        assert (source, 0) in rxcache._re_table
+    finally:
+        Reader.NON_PRINTABLE = saved
+        frontmatter._ruamel_patterns.cache_clear()
+
+
 @pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "empty"])
 def test_a_damaged_table_file_is_ignored_and_rewritten(fronted, damage):
     with rxcache.recording():

@@ -244,11 +244,29 @@ def compose_shared(yaml_text: str, owner: str):
         return _COMPOSED[key]
     from ruamel.yaml import YAML
 
+    _ruamel_patterns()
     node = YAML(typ="safe", pure=True).compose(yaml_text)
     if len(_COMPOSED) >= _COMPOSED_MAX:
         _COMPOSED.pop(next(iter(_COMPOSED)))
     _COMPOSED[key] = node
     return node
+
+
+@lru_cache(maxsize=1)
+def _ruamel_patterns() -> None:
+    """Compile ruamel.yaml's reader pattern for non-printable code points now, inside
+    :func:`unveil.core.rxcache.recording`: ruamel compiles it lazily, in a function, the first
+    time a YAML text is not ASCII, so the compiled-pattern cache would not keep it (4.5 ms of
+    every process that reads such frontmatter; the pattern is fixed in ruamel's source)."""
+    from unveil.core import rxcache
+
+    try:
+        from ruamel.yaml.reader import Reader
+
+        with rxcache.recording():
+            Reader.NON_PRINTABLE.pattern  # noqa: B018 - the attribute access compiles it
+    except Exception:  # noqa: BLE001 - another ruamel layout: it compiles the pattern itself
+        pass
 
 
 def parse_yaml(yaml_text: str, offset: int = 0, first_line: int = 0) -> Frontmatter:
@@ -260,6 +278,7 @@ def parse_yaml(yaml_text: str, offset: int = 0, first_line: int = 0) -> Frontmat
         from ruamel.yaml.nodes import MappingNode
     except ImportError as exc:  # pragma: no cover - dependency missing
         return Frontmatter(error=f"frontmatter not parsed: ruamel.yaml is not installed ({exc})")
+    _ruamel_patterns()
     yaml = YAML(typ="safe", pure=True)
     try:
         node = yaml.compose(yaml_text)
