@@ -1484,9 +1484,10 @@ def _settle() -> None:
 
 
 def console_main() -> int:
-    """The ``unveil`` command and ``python -m unveil``: :func:`main` in a process of its own, with
-    fewer collections (the objects made by the imports are frozen, never scanned again, and the
-    first generation holds :data:`GC_THRESHOLD` objects). Not for callers that run
+    """The ``unveil`` command and ``python -m unveil`` (through :func:`unveil.__main__.main`, which
+    imports this module with the collector off): :func:`main` in a process of its own, with
+    fewer collections (the objects made by the imports are frozen, never scanned again, the
+    first generation holds :data:`GC_THRESHOLD` objects, and the collector is on). Not for callers that run
     :func:`main` inside a longer-lived process (tests): frozen objects are never freed. The
     language server (``serve``) sets the same thresholds itself when it starts
     (:func:`unveil.lsp.memory.fewer_collections`), and collects in full when idle."""
@@ -1497,6 +1498,7 @@ def console_main() -> int:
     if not (argv and argv[0] == "serve"):
         gc.freeze()
         gc.set_threshold(*GC_THRESHOLD)
+        gc.enable()  # (the entry point, unveil/__main__.py, imported this module with it off)
         _ONE_SHOT = True
     return main(argv)
 

@@ -209,11 +209,24 @@ def test_console_main_tunes_the_collector_for_one_run(monkeypatch, argv, tuned):
     calls: list = []
     monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
     monkeypatch.setattr(gc, "set_threshold", lambda *t: calls.append(t))
+    monkeypatch.setattr(gc, "enable", lambda: calls.append("enable"))
     monkeypatch.setattr(cli, "main", lambda a: calls.append(list(a)) or 0)
     monkeypatch.setattr(sys, "argv", ["unveil", *argv])
     assert cli.console_main() == 0
-    assert calls == (["freeze", (10_000, 10, 10), argv] if tuned else [argv])
+    assert calls == (["freeze", (10_000, 10, 10), "enable", argv] if tuned else [argv])
     assert cli._ONE_SHOT is tuned
+
+
+def test_the_entry_point_imports_the_command_line_with_the_collector_off(monkeypatch):
+    import unveil.__main__ as entry
+
+    seen: list = []
+    monkeypatch.setattr(cli, "console_main", lambda: seen.append(gc.isenabled()) or 7)
+    try:
+        assert entry.main() == 7
+        assert seen == [False]
+    finally:
+        gc.enable()
 
 
 def test_the_collector_is_paused_for_the_block_and_left_as_it_was(monkeypatch):
