@@ -1157,6 +1157,13 @@ _B64_LINE = re.compile(
 """A line that is one base64 piece (a list item, a quote, a string with a joining comma or plus
 allowed around it). Lines end at ``\n``, ``\r\n`` or ``\r`` (``re``'s ``^`` and ``$`` know only
 ``\n``: a payload split across CRLF lines was not joined)."""
+_B64_LINE_LF = re.compile(
+    r"(?m)^[ \t]*(?:[-*+][ \t]+|>[ \t]*|\d{1,3}[.)][ \t]+)?[\"'`]?([A-Za-z0-9+/_-]{8,}={0,2})[\"'`]?"
+    r"[ \t]*[,+\\]?[ \t]*$"
+)
+""":data:`_B64_LINE` for a text without ``\r``, where it matches exactly the same (``(?<=\r)``
+and ``(?=\r)`` never hold there): a plain ``^`` lets ``re`` try line starts only, the
+alternation tried every position (5.9 → 1.8 ms over the 294 KB corpus file)."""
 _B64_QUOTED = re.compile(r"([\"'])([A-Za-z0-9+/_=-]{4,})\1")
 _QUOTE_JOIN = re.compile(r"\s*(?:\+|\.\.?|,|\|\||&)?\s*\Z")
 _B64_QUOTE_CLASS = bytes(
@@ -1216,7 +1223,7 @@ def _find_base64_split(text: str, exempt: list[tuple[int, int]]) -> list[Decoded
     out: list[Decoded] = []
     chunks: list[tuple[int, int, str]] = []
     prev_end = -2
-    for m in _B64_LINE.finditer(text):
+    for m in (_B64_LINE if "\r" in text else _B64_LINE_LF).finditer(text):
         ls = m.start()
         if chunks and text[prev_end:ls].strip("\r\n") == "" and _line_breaks(text, prev_end, ls) <= 1:
             chunks.append((m.start(1), m.end(1), m.group(1)))
