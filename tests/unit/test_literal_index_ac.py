@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import random
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from unveil.core import tokens
 from unveil.core.analyze import analyze
 from unveil.core.checks import directives, literal_index
@@ -103,3 +106,37 @@ def test_findings_identical_with_and_without_the_index(monkeypatch):
     without = run()
     assert with_index == without
     assert sum(len(x) for x in with_index) > 100
+
+
+# -- presence from growing pieces (literal_index.occurs) -----------------------------------------
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.text("abc\u00e9", min_size=1, max_size=5), min_size=1, max_size=4),
+    st.text("abc\u00e9 \n", max_size=60),
+    st.tuples(st.integers(1, 9), st.integers(1, 20)),
+)
+def test_presence_from_pieces_is_presence_in_the_whole_text(literals, text, chunks):
+    import ahocorasick_rs
+
+    ac = ahocorasick_rs.AhoCorasick(literals)
+    longest = max(map(len, literals))
+    old = literal_index.PRESENCE_CHUNKS
+    literal_index.PRESENCE_CHUNKS = chunks  # small pieces: occurrences across their joins
+    try:
+        got = literal_index.occurs(ac, text, longest)
+    finally:
+        literal_index.PRESENCE_CHUNKS = old
+    assert got is any(lit in text for lit in literals)
+
+
+def test_presence_across_the_first_join():
+    import ahocorasick_rs
+
+    ac = ahocorasick_rs.AhoCorasick(["needle"])
+    n = literal_index.PRESENCE_CHUNKS[0]
+    for at in range(n - 6, n + 1):  # the literal ends before, on and after the first piece's end
+        text = "x" * at + "needle" + "y" * 100_000
+        assert literal_index.occurs(ac, text, 6) is True
+    assert literal_index.occurs(ac, "x" * 200_000, 6) is False

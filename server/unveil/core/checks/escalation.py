@@ -41,7 +41,7 @@ import regex
 from unveil.core import context as cx
 from unveil.core import shell
 from unveil.core.checks.commands.locate import SHELL_LANGS
-from unveil.core.checks.literal_index import MEMO_MAX_TEXT, Lines, near_literals
+from unveil.core.checks.literal_index import MEMO_MAX_TEXT, Lines, near_literals, occurs
 from unveil.core.checks.splice import casefolded
 from unveil.core.findings import Finding, Severity
 from unveil.core.incremental import relocatable
@@ -202,6 +202,9 @@ _TRIGGERS = (
 )
 
 
+_LONGEST_TRIGGER = max(len(t) for t in _TRIGGERS)
+
+
 @lru_cache(maxsize=1)
 def _automaton():
     try:
@@ -217,7 +220,7 @@ def may_apply(folded: str) -> bool:
     ac = _automaton()
     if ac is not None:
         try:
-            return bool(ac.find_matches_as_indexes(folded))
+            return occurs(ac, folded, _LONGEST_TRIGGER)
         except (UnicodeError, ValueError):  # lone surrogates (undecodable bytes): scan per literal
             pass
     return any(t in folded for t in _TRIGGERS)

@@ -447,6 +447,31 @@ def in_windows(pat, text: str, windows, timeout: float, memo: MatchMemo | None =
             yield (a + s, a + e, a + hs, a + he)
 
 
+PRESENCE_CHUNKS = (4_096, 65_536)
+"""Code points of the first pieces :func:`occurs` scans before the rest of the text."""
+
+
+def occurs(ac, text: str, longest: int) -> bool:
+    """Whether the Aho–Corasick automaton ``ac`` (``ahocorasick-rs``) over literals of at most
+    ``longest`` code points finds one in ``text``: ``bool(ac.find_matches_as_indexes(text))``,
+    found in a prefix first (:data:`PRESENCE_CHUNKS`, then the rest), each piece starting
+    ``longest - 1`` code points before the previous one ended, so every occurrence lies whole in
+    one piece. A literal that occurs early (a common trigger in a long document) is found
+    without listing every match of the whole text (0.7 ms → 0.02 ms for the escalation
+    triggers of the 294 KB corpus file). Raises what ``find_matches_as_indexes`` raises (a
+    ``UnicodeError`` or ``ValueError`` for lone surrogates)."""
+    n = len(text)
+    start = 0
+    for size in (*PRESENCE_CHUNKS, n):
+        end = min(n, start + size)
+        if end >= n:
+            return bool(ac.find_matches_as_indexes(text[start:] if start else text))
+        if ac.find_matches_as_indexes(text[start:end]):
+            return True
+        start = max(0, end - max(longest - 1, 0))
+    return False  # (not reached: the last piece ends at n)
+
+
 AC_MIN_LEN = 3
 """Literals shorter than this stay out of :class:`LiteralIndex`: single characters and pairs
 (``":"``, ``"-"``, ``"&&"``) occur so often that listing their offsets costs more than

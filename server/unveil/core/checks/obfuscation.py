@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from unveil.core import scope as _scope
+from unveil.core.checks.literal_index import occurs
 from unveil.core.findings import Finding, Severity
 
 CATEGORY = "obfuscation"
@@ -1539,7 +1540,7 @@ def _any_literal(literals: tuple[str, ...], text: str) -> bool:
         _LITERAL_AUTOMATA[literals] = ac
     if ac:
         try:
-            return bool(ac.find_matches_as_indexes(text))  # type: ignore[attr-defined]
+            return occurs(ac, text, max(map(len, literals), default=0))
         except (UnicodeError, ValueError):
             pass
     return any(lit in text for lit in literals)
