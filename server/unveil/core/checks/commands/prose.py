@@ -257,13 +257,85 @@ def _automaton():
 def candidates(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` code-point offsets in ``text`` of every candidate literal, in order:
     one Aho–Corasick pass over the lower-cased text (a regex alternation when case folding
-    changes the length or the automaton is missing)."""
+    changes the length or the automaton is missing); for an open document of at least
+    :data:`SPLICE_MIN` code points, spliced from its previous version's (:func:`_spliced`)."""
     low = scope.lowered(text)
     auto = _automaton()
     if auto is not None and len(low) == len(text):
-        return [(a, b) for _i, a, b in auto.find_matches_as_indexes(low)]
+        return _spliced(auto, low)
     rx = re.compile("|".join(re.escape(x) for x in sorted(_literals(), key=len, reverse=True)), re.I)
     return [m.span() for m in rx.finditer(text)]
+
+
+SPLICE_MIN = 32_768
+"""Code points from which :func:`candidates` splices an open document's matches (below, one
+pass over the text costs about what the splice does)."""
+_KEPT = "prose candidates"
+
+
+class _NoGroups:
+    groupindex: dict = {}
+
+
+class _Match:
+    """A match of :class:`_Literals` as :func:`unveil.core.checks.literal_index.records` reads
+    one (``span()``, ``re.groupindex``)."""
+
+    __slots__ = ("s", "e")
+    re = _NoGroups
+
+    def __init__(self, s: int, e: int) -> None:
+        self.s, self.e = s, e
+
+    def span(self, *_group) -> tuple[int, int]:
+        return self.s, self.e
+
+
+class _Literals:
+    """The candidate automaton searched as :func:`unveil.core.checks.splice.splice` searches a
+    pattern: ``finditer(text, pos, endpos)`` gives the matches one ``finditer`` of the literals'
+    alternation (longest first) gives over ``text[pos:endpos]``, since the automaton's
+    leftmost-longest matches are those: at the leftmost position where a literal starts, the
+    longest one there, then on from its end. An attempt at ``x`` reads ``[x, x + longest)``."""
+
+    def __init__(self, auto) -> None:
+        self.auto = auto
+
+    def finditer(self, text: str, pos: int, endpos: int, timeout: float | None = None):
+        for _i, a, b in self.auto.find_matches_as_indexes(text[pos:endpos]):
+            yield _Match(pos + a, pos + b)
+
+
+@lru_cache(maxsize=1)
+def _longest() -> int:
+    return max(map(len, _literals()), default=1)
+
+
+def _spliced(auto, low: str) -> list[tuple[int, int]]:
+    """The automaton's matches in ``low`` (the lower-cased text): for an open document's text of
+    at least :data:`SPLICE_MIN` code points, the previous version's matches before and after
+    the edit kept (those after it shifted) and only the stretch around the edit searched again
+    (:func:`unveil.core.checks.splice.splice`; exact: ``tests/unit/test_prose_splice.py``
+    compares spliced and fresh matches over generated edits); else one pass."""
+    from unveil.core.checks import splice as sp
+
+    cache = scope.document_cache()
+    if cache is None or len(low) < SPLICE_MIN:
+        return [(a, b) for _i, a, b in auto.find_matches_as_indexes(low)]
+    reach = _longest()
+    prev = cache.kept.get(_KEPT)
+    got = None
+    if prev is not None and prev[0] is auto:
+        try:
+            got = sp.splice(_Literals(auto), prev[2], low, sp.text_delta(prev[1], low), 0, reach, 60.0)
+        except TimeoutError:  # (not raised: the automaton has no time-out; kept for the contract)
+            got = None
+    if got is None:
+        got = [(a, b, a, b) for _i, a, b in auto.find_matches_as_indexes(low)]
+    kept = sp.entry(0, reach, got)
+    if kept is not None:
+        cache.kept[_KEPT] = (auto, low, kept)
+    return [(r[0], r[1]) for r in got]
 
 
 # --------------------------------------------------------------------------- sentences
@@ -647,6 +719,40 @@ _OPTS = {
 
 _CODE_SPAN = re.compile(r"`[^`\n]{1,400}`")
 _STOPS = re.compile(r"[.!?]")
+_BOUNDS_KEPT = "prose sentence-bounds text"
+
+
+def _neutralised(text: str) -> str:
+    """``text`` with the full stops, question and exclamation marks inside inline code (one
+    line, :data:`_CODE_SPAN`) replaced by ``_``: the same length, line by line (a code span
+    never holds a ``\n``, so each line's spans are found whatever the other lines hold)."""
+    return _CODE_SPAN.sub(lambda m: _STOPS.sub("_", m.group(0)), text) if "`" in text else text
+
+
+def _bounds_text(vt: str) -> str:
+    """:func:`_neutralised` of the view text; for an open document of at least
+    :data:`SPLICE_MIN` code points, the previous version's kept outside the lines the edit
+    touched (the lines from the one holding the first changed code point through the one
+    holding the first unchanged one after the edit), which alone are done again: exact, since
+    each line is done on its own (``tests/unit/test_prose_splice.py``)."""
+    from unveil.core.checks.splice import text_delta
+
+    cache = scope.document_cache()
+    if cache is None or len(vt) < SPLICE_MIN:
+        return _neutralised(vt)
+    prev = cache.kept.get(_BOUNDS_KEPT)
+    if prev is None:
+        out = _neutralised(vt)
+    else:
+        old_vt, old_out = prev
+        d = text_delta(old_vt, vt)
+        a = vt.rfind("\n", 0, d.prefix) + 1  # the start of the first line the edit touched
+        e = vt.find("\n", d.new_len - d.suffix)  # a line break of the common suffix: after it, whole old lines
+        if e < 0:
+            e = d.new_len
+        out = old_out[:a] + _neutralised(vt[a:e]) + old_out[e - (d.new_len - d.old_len) :]
+    cache.kept[_BOUNDS_KEPT] = (vt, out)
+    return out
 
 
 def _judged(dc: cx.DocContext, h: Hit, egress: bool) -> Finding:
@@ -671,7 +777,7 @@ def _scan(dc: cx.DocContext, skip: list[tuple[int, int]]) -> list[Finding]:
     skipped = 0
     first_skipped = (0, 0)
     # sentence bounds ignore the full stops inside inline code (`. ~/.kit/env.sh`, `node -v.`)
-    bounds_text = _CODE_SPAN.sub(lambda m: _STOPS.sub("_", m.group(0)), vt) if "`" in vt else vt
+    bounds_text = _bounds_text(vt)
     skip = sorted(skip)
     skip_starts = [a for a, _b in skip]
     cands = candidates(vt)
