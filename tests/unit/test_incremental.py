@@ -438,3 +438,31 @@ def test_the_model_view_pass_with_kept_part_lookups_equals_a_fresh_analysis():
     finally:
         directives._Target.changed_spans_for = real
     assert calls["kept"] > 1000  # clause results found kept for parts the edits left alone
+
+
+def test_line_markers_taken_from_the_previous_version_equal_a_fresh_block_states():
+    """The block state's line markers (line starts and ends, leading white space with and
+    without tabs expanded) of an edited text, from the previous version's for the lines both
+    share: those markdown-it computes from the whole text, for texts ending with and without a
+    line break and with a last line of white space (which gets no markers)."""
+    from markdown_it.rules_block.state_block import StateBlock
+
+    from unveil.core import incremental
+
+    md = markdown._parser()
+    rng = random.Random(20261206)
+    pieces = ["\n", "\n\n", "x", "  ", "\t", " \t", "- a", "> q", "```", "word ", "   \n", "\t\n"]
+    for _ in range(30):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(2, 60)))
+        old = None
+        for _ in range(25):
+            fresh = StateBlock(text, md, {}, [])
+            if old is not None:
+                got = incremental._state_block(md, text, {}, [], text.split("\n"), old)
+                for name in ("bMarks", "eMarks", "tShift", "sCount", "bsCount", "lineMax"):
+                    assert getattr(got, name) == getattr(fresh, name), (name, old.lines, text)
+                assert got.src == text
+            old = incremental._Parsed(text.split("\n"), [], True, marks=incremental._line_marks(fresh))
+            a = rng.randrange(len(text) + 1)
+            b = min(len(text), a + rng.choice((0, 0, 1, 3, 10)))
+            text = text[:a] + "".join(rng.choice(pieces) for _ in range(rng.choice((0, 1, 2)))) + text[b:]

@@ -172,6 +172,7 @@ class _Parsed:
     blocks: list[_Block]
     env_clean: bool  # the block phase wrote nothing into the environment
     inline: dict = field(default_factory=dict)  # content -> (pristine children, env delta) | None
+    marks: tuple | None = None  # the block state's line markers before parsing (_line_marks)
 
 
 @dataclass
@@ -183,6 +184,83 @@ class Stats:
     blocks_parsed: int = 0
     inline_reused: int = 0
     inline_parsed: int = 0
+
+
+def _line_marks(bstate) -> tuple:
+    """A copy of the line markers markdown-it's block state computed from its source, before any
+    rule changed them (blockquotes and lists rewrite some while they parse): ``(bMarks, eMarks,
+    tShift, sCount, bsCount)`` without the final stand-in entry, and the source's length."""
+    n = bstate.lineMax
+    return (
+        bstate.bMarks[:n],
+        bstate.eMarks[:n],
+        bstate.tShift[:n],
+        bstate.sCount[:n],
+        bstate.bsCount[:n],
+        len(bstate.src),
+    )
+
+
+def _state_block(md, src: str, env: dict, out: list, lines: list[str], old: _Parsed):
+    """``StateBlock(src, md, env, out)``, its line markers taken from the previous version's
+    (``old.marks``) for the lines the two versions share at their start and end, and computed
+    (by a ``StateBlock`` of those lines alone) for the lines between. Exact: markdown-it gives
+    each line markers from that line's text alone (its start and end offsets, the width of its
+    leading white space; a last line of white space without a line break gets none), so a line
+    of the common prefix that is not the last line of either version has the same markers, one
+    of the common suffix the same shifted by the change in length, and a line between the
+    markers of the same text as a source of its own (given its line break when it has one).
+    Saves the per-line pass over the whole source on every edit (2.5 ms for the 294 KB corpus
+    file). ``lines``: ``src.split("\n")``. Falls back to the full constructor when ``old`` has
+    no markers or the pieces do not add up."""
+    from markdown_it.rules_block.state_block import StateBlock
+
+    marks = old.marks
+    a_lines = old.lines
+    n_old, n_new = len(a_lines), len(lines)
+    if marks is None or n_old < 2 or n_new < 2 or marks[5] != len("\n".join(a_lines)):
+        return StateBlock(src, md, env, out)
+    m = min(n_old, n_new)
+    p = 0
+    while p < m and a_lines[p] == lines[p]:
+        p += 1
+    s = 0
+    while s < m - p and a_lines[n_old - 1 - s] == lines[n_new - 1 - s]:
+        s += 1
+    pre = min(p, n_old - 1, n_new - 1)  # never a last line: it alone may have no markers
+    suf = min(s, n_old - pre, n_new - pre)
+    bm, em, ts, sc, bs, old_len = marks
+    n_old_marked = len(bm)
+    if pre > n_old_marked:
+        return StateBlock(src, md, env, out)
+    start = len("\n".join(lines[:pre])) + 1 if pre else 0
+    sstart = len(src) - len("\n".join(lines[n_new - suf :])) if suf else len(src)
+    if start > sstart:
+        return StateBlock(src, md, env, out)
+    mid = StateBlock(src[start:sstart], md, env, []) if sstart > start else None
+    n_mid = mid.lineMax if mid is not None else 0
+    if suf and n_mid != n_new - suf - pre:  # every line between has its line break: one marker each
+        return StateBlock(src, md, env, out)
+    d = len(src) - old_len
+    lo = n_old - suf  # the first old line of the common suffix
+    bstate = StateBlock("", md, env, out)
+    bstate.src = src
+    bstate.bMarks = bm[:pre] + ([x + start for x in mid.bMarks[:n_mid]] if mid else []) + [x + d for x in bm[lo:]]
+    bstate.eMarks = em[:pre] + ([x + start for x in mid.eMarks[:n_mid]] if mid else []) + [x + d for x in em[lo:]]
+    bstate.tShift = ts[:pre] + (mid.tShift[:n_mid] if mid else []) + ts[lo:]
+    bstate.sCount = sc[:pre] + (mid.sCount[:n_mid] if mid else []) + sc[lo:]
+    bstate.bsCount = bs[:pre] + (mid.bsCount[:n_mid] if mid else []) + bs[lo:]
+    n = len(bstate.bMarks)
+    for arr, v in (
+        (bstate.bMarks, len(src)),
+        (bstate.eMarks, len(src)),
+        (bstate.tShift, 0),
+        (bstate.sCount, 0),
+        (bstate.bsCount, 0),
+    ):
+        arr.append(v)
+    bstate.lineMax = n
+    return bstate
 
 
 class DocumentCache:
@@ -283,22 +361,26 @@ class DocumentCache:
         if old is not None and old.env_clean and not state.env:
             env_before = dict(state.env)
             out: list = []
-            bstate = StateBlock(src, md, state.env, out)
+            bstate = _state_block(md, src, state.env, out, lines, old)
+            marks = _line_marks(bstate)
             blocks = self._reparse(md, bstate, old, lines, stats)
             if blocks is not None and not state.env:
                 state.tokens.extend(out)
-                return _Parsed(lines, blocks, True)
+                return _Parsed(lines, blocks, True, marks=marks)
             state.env.clear()  # a definition appeared: parse the whole version afresh
             state.env.update(env_before)
         stats.full = True
         stats.blocks_reused = stats.blocks_parsed = 0
         out = []
         bstate = StateBlock(src, md, state.env, out)
+        marks = _line_marks(bstate)
         blocks = []
         self._loop(md, bstate, bstate.line, bstate.lineMax, blocks, None)
         stats.blocks_parsed = len(blocks)
         state.tokens.extend(out)
-        return _Parsed(lines, [_Block(b.start, [_share(t) for t in b.tokens]) for b in blocks], not state.env)
+        return _Parsed(
+            lines, [_Block(b.start, [_share(t) for t in b.tokens]) for b in blocks], not state.env, marks=marks
+        )
 
     def _reparse(self, md, bstate, old: _Parsed, lines: list[str], stats: Stats) -> list[_Block] | None:
         """Block phase of the new version from the previous one; ``None`` to parse in full."""
