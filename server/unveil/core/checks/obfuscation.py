@@ -1562,13 +1562,58 @@ class _TriggerProbe:
             mapped = self._ascii.translate(fast[0])
             return any(needle in mapped for needle in fast[1])
         needed = _LITERAL_TRIGGERS.get(trigger.pattern)
-        if needed is not None and not _any_literal(needed, self.text):
+        if needed is not None and not _carried_presence(
+            self.text, needed, max(map(len, needed), default=1), lambda t: _any_literal(needed, t)
+        ):
             return False  # (every match holds one of these: no search)
         if trigger.pattern == "(?i)data:":  # no other code point case-folds to d, a, t or ":"
+            return _carried_presence(self.text, "data:", 5, self._has_data)
+        return bool(trigger.search(self.text))
+
+    def _has_data(self, t: str) -> bool:
+        if t is self.text:
             if self._lower is None:
                 self._lower = _scope.lowered(self.text)
             return "data:" in self._lower
-        return bool(trigger.search(self.text))
+        return "data:" in t.lower()
+
+
+CARRY_MIN = 32_768
+"""Code points from which an open document's model view carries a decoder trigger's absence from
+one version to the next (:func:`_carried_presence`)."""
+_PRESENCE_KEPT = "decoder trigger presence"
+
+
+def _carried_presence(text: str, key, longest: int, find) -> bool:
+    """``find(text)``: whether a trigger (literals of at most ``longest`` code points, named by
+    ``key``) occurs in ``text``. For an open document's model view of at least
+    :data:`CARRY_MIN` code points (the text :func:`_decode_document` is finding runs in), when
+    the previous version had none: ``find`` of the stretch around the edit only, its longest
+    literal less one code point on either side. Exact: an occurrence in the new text lies in the
+    common prefix or suffix of the two versions, where the previous one had it too, or overlaps
+    the edited stretch (as :func:`unveil.core.checks.splice.carried_absent` argues). A trigger
+    the previous version had is looked for in the whole text."""
+    cache = _scope.document_cache()
+    if cache is None or len(text) < CARRY_MIN or _DOCUMENT_TEXT.get() is not text:
+        return find(text)
+    kept = cache.kept.get(_PRESENCE_KEPT)
+    if kept is None or kept[0] is not text:  # this version's first look: the last one's is the base
+        kept = (text, {}, kept[0] if kept is not None else None, kept[1] if kept is not None else {})
+        cache.kept[_PRESENCE_KEPT] = kept
+    now, old_text, old = kept[1], kept[2], kept[3]
+    got = now.get(key)
+    if got is None:
+        if old_text is not None and old.get(key) is False:
+            from unveil.core.checks.splice import text_delta
+
+            d = text_delta(old_text, text)
+            lo = max(0, d.prefix - longest + 1)
+            hi = min(d.new_len, d.new_len - d.suffix + longest - 1)
+            got = bool(find(text[lo:hi])) if hi > lo else False
+        else:
+            got = bool(find(text))
+        now[key] = got
+    return got
 
 
 def find_encoded(text: str) -> list[Decoded]:
