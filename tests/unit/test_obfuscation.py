@@ -423,6 +423,12 @@ def test_the_lf_base64_line_pattern_matches_as_the_general_one_without_carriage_
         return [(m.span(), m.span(1), m.group(1)) for m in p.finditer(text)]
 
     assert spans(ob._B64_LINE_LF) == spans(ob._B64_LINE)
+    whole = [(m.start(), m.end(), m.start(1), m.end(1), m.group(1)) for m in ob._B64_LINE.finditer(text)]
+    assert list(ob._b64_lines(text)) == whole
+    assert list(ob._b64_lines(text.replace("\n", "\r\n"))) == [
+        (m.start(), m.end(), m.start(1), m.end(1), m.group(1))
+        for m in ob._B64_LINE.finditer(text.replace("\n", "\r\n"))
+    ]
 
 
 def test_base64_split_across_lines_is_found_with_either_line_break():
