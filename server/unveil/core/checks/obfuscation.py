@@ -1181,9 +1181,9 @@ def _b64_lines(text: str):
         for m in _B64_LINE.finditer(text):
             yield m.start(), m.end(), m.start(1), m.end(1), m.group(1)
         return
-    m = _B64_LINE_LF.match(text)
-    if m is not None:
-        yield m.start(), m.end(), m.start(1), m.end(1), m.group(1)
+    first = _B64_LINE_LF.match(text)
+    if first is not None:
+        yield first.start(), first.end(), first.start(1), first.end(1), first.group(1)
     for m in _B64_LINE_NL.finditer(text):
         yield m.start() + 1, m.end(), m.start(1), m.end(1), m.group(1)
 

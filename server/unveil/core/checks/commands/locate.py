@@ -70,20 +70,21 @@ def _fence_body(doc: Document, fence: Fence) -> tuple[str, OffsetMap] | None:
     last = doc.line_of(max(fence.start, fence.end - 1)) if fence.end > fence.start else fence.line
     end = doc.line_starts[last] + len(doc.line_text(last))
     key = (doc.text[base:end], fence.start - base, fence.end - base)
-    got = memo.get(key)
+    got: tuple | None = memo.get(key)
     if got is None:
         body = _fence_body_now(doc, fence)
         if body is None:
-            got = (None,)
+            got = (None, (), None)
         else:
             lim = body[1].limit
             rel = None if lim is None else (lim[0] - base, lim[1] - base)
             got = (body[0], tuple((i, o - base) for i, o in body[1].points), rel)
         scope.keep(memo, key, got, FENCE_MEMO_MAX)
-    if got[0] is None:
+    text, points, rel = got
+    if text is None:
         return None
-    lim = None if got[2] is None else (got[2][0] + base, got[2][1] + base)
-    return got[0], OffsetMap(tuple((i, o + base) for i, o in got[1]), lim)
+    lim = None if rel is None else (rel[0] + base, rel[1] + base)
+    return text, OffsetMap(tuple((i, o + base) for i, o in points), lim)
 
 
 FENCE_MEMO_MAX = 512
