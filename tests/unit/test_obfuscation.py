@@ -445,66 +445,54 @@ def test_base64_split_across_lines_is_found_with_either_line_break():
 
 # -- decoder triggers an open document's previous version did not have --------------------------
 
+LOOKED_FOR = ("fromCharCode", "bytes(")
+
+
+def _looks(cache, text: str) -> tuple[bool, bool]:
+    """Whether the character-code literals and ``data:`` occur in ``text``, looked for as the
+    decoders look in an open document's model view (``cache``: its document cache)."""
+    from unveil.core import scope
+
+    with scope.analysis(cache):
+        token = ob._DOCUMENT_TEXT.set(text)
+        try:
+            probe = ob._TriggerProbe(text)
+            return (
+                ob._carried_presence(text, LOOKED_FOR, 12, lambda t: any(x in t for x in LOOKED_FOR)),
+                ob._carried_presence(text, "data:", 5, probe._has_data),
+            )
+        finally:
+            ob._DOCUMENT_TEXT.reset(token)
+
 
 @pytest.mark.parametrize("seed", range(8))
 def test_carried_trigger_absence_equals_a_fresh_look_after_every_edit(monkeypatch, seed):
     """A trigger the last version of an open document's model view lacked is looked for around
     the edit only: the same answer as a look at the whole text, over generated edits that make
     and break the literals (``data:`` in any case, ``fromCharCode``, ``bytes(``)."""
-    import random
+    from edit_helpers import versions
 
-    from unveil.core import scope
     from unveil.core.incremental import DocumentCache
 
     monkeypatch.setattr(ob, "CARRY_MIN", 0)
-    rnd = random.Random(seed)
     pieces = ["da", "ta", ":", "DATA", "Data:", "from", "CharCode", "fromCharCode", "bytes", "(", "x", " ", "\n"]
-    literals = ("fromCharCode", "bytes(")
-    text = "".join(rnd.choice(pieces) for _ in range(80))
     cache = DocumentCache()
-    for step in range(120):
-        with scope.analysis(cache):
-            token = ob._DOCUMENT_TEXT.set(text)
-            try:
-                probe = ob._TriggerProbe(text)
-                got = (
-                    ob._carried_presence(text, literals, 12, lambda t: any(x in t for x in literals)),
-                    ob._carried_presence(text, "data:", 5, probe._has_data),
-                )
-            finally:
-                ob._DOCUMENT_TEXT.reset(token)
-        want = (any(x in text for x in literals), "data:" in text.lower())
-        assert got == want, (seed, step, text)
-        a = rnd.randrange(len(text) + 1)
-        b = min(len(text), a + rnd.choice((0, 0, 1, 2, 6)))
-        text = text[:a] + "".join(rnd.choice(pieces) for _ in range(rnd.choice((0, 1, 2)))) + text[b:]
+    for step, text in enumerate(versions(seed, pieces, 80, 120)):
+        want = (any(x in text for x in LOOKED_FOR), "data:" in text.lower())
+        assert _looks(cache, text) == want, (seed, step, text)
 
 
 @pytest.mark.parametrize("literal", ["data:", "DaTa:", "fromCharCode", "bytes("])
 def test_a_trigger_completed_at_either_edge_of_an_edit_is_seen(monkeypatch, literal):
     """An edit that completes a trigger whose first or last code point is the first or last one
     the edit changed, by insertion or by deleting what stood between its halves."""
-    from unveil.core import scope
     from unveil.core.incremental import DocumentCache
 
     monkeypatch.setattr(ob, "CARRY_MIN", 0)
-    literals = ("fromCharCode", "bytes(")
-
-    def looks(text: str) -> tuple[bool, bool]:
-        with scope.analysis(cache):
-            token = ob._DOCUMENT_TEXT.set(text)
-            try:
-                probe = ob._TriggerProbe(text)
-                return (
-                    ob._carried_presence(text, literals, 12, lambda t: any(x in t for x in literals)),
-                    ob._carried_presence(text, "data:", 5, probe._has_data),
-                )
-            finally:
-                ob._DOCUMENT_TEXT.reset(token)
 
     filler = "lorem ipsum " * 6
     n = len(literal)
-    want = (literal in literals, literal.lower() == "data:")
+    want = (literal in LOOKED_FOR, literal.lower() == "data:")
     cases = []
     for k in range(n):  # the first k code points stand; the rest typed after them (k = n - 1: one)
         cases.append((filler + literal[:k] + filler, filler + literal + filler))
@@ -514,5 +502,5 @@ def test_a_trigger_completed_at_either_edge_of_an_edit_is_seen(monkeypatch, lite
         cases.append((filler + literal[:k] + "ZZ" + literal[k:] + filler, filler + literal + filler))
     for before, after in cases:
         cache = DocumentCache()
-        assert looks(before) == (False, False), before
-        assert looks(after) == want, (before, after)
+        assert _looks(cache, before) == (False, False), before
+        assert _looks(cache, after) == want, (before, after)

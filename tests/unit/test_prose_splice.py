@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from edit_helpers import versions
 
 from unveil.core import scope
 from unveil.core.checks.commands import prose
@@ -28,18 +29,12 @@ def _pieces(rnd: random.Random) -> list[str]:
 @pytest.mark.parametrize("seed", range(12))
 def test_spliced_candidates_equal_a_fresh_pass_over_every_version(monkeypatch, seed):
     monkeypatch.setattr(prose, "SPLICE_MIN", 0)
-    rnd = random.Random(seed)
-    pieces = _pieces(rnd)
-    text = "".join(rnd.choice(pieces) for _ in range(300)).lower()
+    pieces = [p.lower() for p in _pieces(random.Random(seed))]
     cache = DocumentCache()
-    for step in range(60):
+    for step, text in enumerate(versions(seed, pieces, 300, 60, (0, 0, 1, 2, 5, 30), (0, 1, 1, 2, 4))):
         with scope.analysis(cache):
             got = prose._spliced(prose._automaton(), text)
         assert got == _fresh(text), (seed, step)
-        a = rnd.randrange(len(text) + 1)
-        b = min(len(text), a + rnd.choice((0, 0, 1, 2, 5, 30)))
-        ins = "".join(rnd.choice(pieces) for _ in range(rnd.choice((0, 1, 1, 2, 4))))
-        text = text[:a] + ins + text[b:]
     assert cache.kept[prose._KEPT][1] is not None
 
 
@@ -57,19 +52,13 @@ def test_the_sentence_bounds_text_of_an_open_document_equals_a_fresh_one(monkeyp
     """Full stops inside inline code neutralised line by line: the previous version's kept
     outside the edited lines gives what the whole text gives."""
     monkeypatch.setattr(prose, "SPLICE_MIN", 0)
-    rnd = random.Random(seed)
     pieces = ["`", "`", "a.b", "x!", "?", ". ", "\n", "\n\n", "word ", "`node -v.`", "~/.env", "``", " "]
-    text = "".join(rnd.choice(pieces) for _ in range(200))
     cache = DocumentCache()
-    for step in range(80):
+    for step, text in enumerate(versions(seed, pieces, 200, 80, (0, 0, 1, 2, 7, 40), (0, 1, 1, 3))):
         with scope.analysis(cache):
             got = prose._bounds_text(text)
         assert got == prose._neutralised(text), (seed, step)
         assert len(got) == len(text)
-        a = rnd.randrange(len(text) + 1)
-        b = min(len(text), a + rnd.choice((0, 0, 1, 2, 7, 40)))
-        ins = "".join(rnd.choice(pieces) for _ in range(rnd.choice((0, 1, 1, 3))))
-        text = text[:a] + ins + text[b:]
 
 
 def test_neutralised_replaces_stops_inside_code_spans_only():
