@@ -104,7 +104,10 @@ def resume_collections() -> bool:
     again with :data:`GC_THRESHOLD`. The server calls it once its first diagnostics are out,
     before loading the tokenizer (:meth:`unveil.lsp.server.UnveilServer.watch_tokenizer`), and
     at the latest :data:`RESUME_AFTER_S` after start. Idempotent; ``True`` when this call
-    resumed."""
+    resumed. The first documents' analyses and caches are frozen with the rest: frozen objects
+    in a reference cycle would never be freed once dropped, and these hold none (0 of 63,163
+    objects for the 294 KB corpus file after four versions, measured;
+    ``tests/unit/test_lsp_memory.py`` keeps it so), so reference counting frees them."""
     import gc
 
     global _paused
