@@ -458,7 +458,8 @@ def test_line_markers_taken_from_the_previous_version_equal_a_fresh_block_states
         for _ in range(25):
             fresh = StateBlock(text, md, {}, [])
             if old is not None:
-                got = incremental._state_block(md, text, {}, [], text.split("\n"), old)
+                lines = text.split("\n")
+                got = incremental._state_block(md, text, {}, [], lines, old, incremental._line_delta(old.lines, lines))
                 for name in ("bMarks", "eMarks", "tShift", "sCount", "bsCount", "lineMax"):
                     assert getattr(got, name) == getattr(fresh, name), (name, old.lines, text)
                 assert got.src == text

@@ -1613,7 +1613,7 @@ def _carried_presence(text: str, key, longest: int, find) -> bool:
     the previous version had none: ``find`` of the stretch around the edit only, its longest
     literal less one code point on either side. Exact: an occurrence in the new text lies in the
     common prefix or suffix of the two versions, where the previous one had it too, or overlaps
-    the edited stretch (as :func:`unveil.core.checks.splice.carried_absent` argues). A trigger
+    the edited stretch (:func:`unveil.core.checks.splice.around_edit`). A trigger
     the previous version had is looked for in the whole text."""
     cache = _scope.document_cache()
     if cache is None or len(text) < CARRY_MIN or _DOCUMENT_TEXT.get() is not text:
@@ -1626,11 +1626,9 @@ def _carried_presence(text: str, key, longest: int, find) -> bool:
     got = now.get(key)
     if got is None:
         if old_text is not None and old.get(key) is False:
-            from unveil.core.checks.splice import text_delta
+            from unveil.core.checks.splice import around_edit, text_delta
 
-            d = text_delta(old_text, text)
-            lo = max(0, d.prefix - longest + 1)
-            hi = min(d.new_len, d.new_len - d.suffix + longest - 1)
+            lo, hi = around_edit(text_delta(old_text, text), longest)
             got = bool(find(text[lo:hi])) if hi > lo else False
         else:
             got = bool(find(text))

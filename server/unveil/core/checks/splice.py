@@ -61,6 +61,15 @@ _BLOCK = 4096
 """Code points compared at a time when looking for the first difference."""
 
 
+def around_edit(delta: TextDelta, longest: int) -> tuple[int, int]:
+    """``[lo, hi)`` of the new text: every occurrence of a string of at most ``longest`` code
+    points that overlaps the changed stretch ``[prefix, new_len - suffix)`` (or, for a
+    deletion, crosses where it was) lies inside it; any other occurrence lies in the common
+    prefix or suffix, where the old text had it too."""
+    lo, hi = delta.prefix, delta.new_len - delta.suffix
+    return max(0, lo - longest + 1), min(delta.new_len, hi + longest - 1)
+
+
 def carried_absent(old: dict[str, bool], text: str, delta: TextDelta) -> dict[str, bool]:
     """For each string ``old`` maps to ``False`` (absent from the previous text): whether it occurs
     in ``text``, the new text that ``delta`` (:func:`text_delta`) relates to it. An occurrence in
@@ -69,13 +78,8 @@ def carried_absent(old: dict[str, bool], text: str, delta: TextDelta) -> dict[st
     string absent before is looked for only around that stretch (its length minus one code point
     on either side), not in the whole text. Strings ``old`` maps to ``True`` are left out (an
     occurrence may have been edited away: the caller looks them up). Empty strings are left out."""
-    lo, hi = delta.prefix, delta.new_len - delta.suffix
-    find, n = text.find, len(text)
-    return {
-        lit: find(lit, max(0, lo - len(lit) + 1), min(n, hi + len(lit) - 1)) >= 0
-        for lit, was in old.items()
-        if not was and lit
-    }
+    find = text.find
+    return {lit: find(lit, *around_edit(delta, len(lit))) >= 0 for lit, was in old.items() if not was and lit}
 
 
 def common_prefix(a: str, b: str, limit: int | None = None) -> int:
