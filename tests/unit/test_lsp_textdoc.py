@@ -89,3 +89,36 @@ def test_units_count_each_encodings_code_units_a_lone_surrogate_as_u_fffd():
         assert units(s, "utf-32") == len(s)
         assert units(s, "utf-8") == sum(3 if 0xD800 <= ord(c) <= 0xDFFF else len(c.encode()) for c in s), repr(s)
     assert (units("a\U0001f600\udc80", "utf-16"), units("a\U0001f600\udc80", "utf-8")) == (4, 8)
+
+
+def test_document_index_moves_with_each_incremental_change():
+    """The kept line index (:attr:`LspTextDocument.document`) is moved by each change, never
+    rebuilt, and always equals a fresh index of the source; a full change drops it."""
+    import random
+
+    from unveil.core.document import Document
+
+    rng = random.Random(7)
+    pieces = ["a", "é", "\n", "\r", "\r\n", "\U0001f600", " "]
+    doc = LspTextDocument("file:///x.md", "first\r\nsecond\rthird\n", version=1)
+    kept = doc.document
+    assert doc.known_document() is kept
+    for _ in range(200):
+        line = rng.randrange(0, kept.line_count + 1)
+        character = rng.randrange(0, 12)
+        _insert(doc, line, character, "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 3))))
+        now = doc.known_document()
+        assert now is not None and now is not kept and now.text is doc.source  # moved, not rebuilt lazily
+        fresh = Document(doc.source)
+        assert list(now.line_starts) == list(fresh.line_starts)
+        assert [now.line_span(i) for i in range(now.line_count)] == [
+            fresh.line_span(i) for i in range(fresh.line_count)
+        ]
+        kept = now
+    doc.apply_change(types.TextDocumentContentChangeWholeDocument(text="new\ntext"))
+    assert doc.known_document() is None
+    analysed = Document(doc.source)
+    doc.keep_document(analysed)  # an analysis of this source hands its index over
+    assert doc.known_document() is analysed
+    doc.keep_document(Document("other text"))  # another text's index is never taken
+    assert doc.known_document() is analysed

@@ -99,6 +99,7 @@ def analyze(
     cancelled=None,
     incremental=None,
     pause=None,
+    document: Document | None = None,
 ) -> Analysis:
     """Analyse ``text`` (the file at ``path``, if known; it selects the file kind).
 
@@ -112,16 +113,20 @@ def analyze(
     only (:mod:`unveil.core.scope`). ``pause()``: called between checks and inside the long ones
     (:func:`unveil.core.scope.checkpoint`: between pattern rules, between sentences); it may
     wait (the language server's background analyses wait there for open documents) and its
-    return value and exceptions are ignored, so it changes no result.
+    return value and exceptions are ignored, so it changes no result. ``document``: the
+    :class:`~unveil.core.document.Document` of ``text`` when the caller has one (the language
+    server's copy of an open document keeps it up to date at each edit); used only when its
+    ``text`` is ``text`` itself, else the text is indexed here.
     """
+    doc = document if document is not None and document.text is text else Document(text)
     with scope.analysis(incremental, pause):
-        return _analyze(text, path, settings, rules, count_tokens, reader, resolve_imports, cancelled, incremental)
+        return _analyze(doc, path, settings, rules, count_tokens, reader, resolve_imports, cancelled, incremental)
 
 
-def _analyze(text, path, settings, rules, count_tokens, reader, resolve_imports, cancelled, incremental) -> Analysis:
+def _analyze(doc, path, settings, rules, count_tokens, reader, resolve_imports, cancelled, incremental) -> Analysis:
+    text = doc.text
     if count_tokens:
         tokens.prepare(text)  # token budgets (TOK rules) need counts: available before the checks run
-    doc = Document(text)
     scope.checkpoint()
     if incremental is not None:
         incremental.next_version()

@@ -273,10 +273,12 @@ class UnveilServer(LanguageServer):
         open_texts: dict[str, str] | None = None,
         cancelled=None,
         incremental: DocumentCache | None = None,
+        document=None,
     ):
         """Worker-thread part: analysis plus diagnostics. Returns ``(analysis, diagnostics, seconds)``.
         ``open_texts`` (path → unsaved text) is read before the disk when resolving @imports;
-        ``incremental`` is the document's cache of its previous version (same results, less work)."""
+        ``incremental`` is the document's cache of its previous version (same results, less work);
+        ``document``: the text's line index when the open document keeps one (else ``None``)."""
         from unveil.core import imports as imports_mod
         from unveil.lsp.features.diagnostics import to_diagnostics
 
@@ -284,7 +286,14 @@ class UnveilServer(LanguageServer):
         t0 = time.perf_counter()
         reader = imports_mod.disk_reader(overrides=open_texts)
         analysis = analyze_mod.analyze(
-            text, path, settings, count_tokens=False, reader=reader, cancelled=cancelled, incremental=incremental
+            text,
+            path,
+            settings,
+            count_tokens=False,
+            reader=reader,
+            cancelled=cancelled,
+            incremental=incremental,
+            document=document,
         )
         note = self._config_findings(analysis, path)
         diags = to_diagnostics(analysis, version, encoding)
@@ -340,6 +349,7 @@ class UnveilServer(LanguageServer):
             self.open_texts(),
             stale,
             self._document_cache(uri),
+            known() if (known := getattr(doc, "known_document", None)) is not None else None,
         )
         self._inflight[uri] = (key, fut)
         try:
@@ -348,6 +358,9 @@ class UnveilServer(LanguageServer):
             if self._inflight.get(uri, (None,))[0] == key:
                 del self._inflight[uri]
         self._durations[uri] = seconds
+        keep = getattr(doc, "keep_document", None)
+        if keep is not None:
+            keep(analysis.doc)  # the next incremental change moves this index (textdoc.py)
         self.trimmer.analysed(len(doc.source))
         entry = _Entry(key, analysis, diags)
         self._notify("on_analysed", uri, analysis)

@@ -49,6 +49,7 @@ class LspTextDocument(TextDocument):
 
     _lines_source: str | None = None
     _lines_cache: tuple[str, ...] = ()
+    _document = None  # Document of the source, see document
     change_count: int = 0
 
     def apply_change(self, change) -> None:
@@ -67,11 +68,10 @@ class LspTextDocument(TextDocument):
         line, and rounds inside surrogate pairs differently in ``position_from_client_units``
         and ``_apply_incremental_change``. Upstream should convert each position to an
         absolute offset once, with the clamping above, and splice the source string."""
-        from unveil.core.document import Document
         from unveil.lsp.convert import encoding_name
 
-        source = self.source
-        doc = Document(source)
+        doc = self.document
+        source = doc.text
         enc = encoding_name(getattr(self._position_codec, "encoding", "utf-16"))
         r = change.range
         a = doc.from_client(r.start.line, r.start.character, enc)
@@ -79,6 +79,32 @@ class LspTextDocument(TextDocument):
         if b < a:
             a, b = b, a
         self._source = source[:a] + change.text + source[b:]
+        self._document = doc.spliced(a, b, change.text, self._source)
+
+    @property
+    def document(self):
+        """The :class:`unveil.core.document.Document` of the current source: moved along with
+        each incremental change (:meth:`~unveil.core.document.Document.spliced`, no scan of the
+        text), else indexed on first use. The analysis of this version takes it instead of
+        indexing the text again."""
+        from unveil.core.document import Document
+
+        got = self.known_document()
+        if got is None:
+            got = self._document = Document(self.source)
+        return got
+
+    def known_document(self):
+        """:attr:`document` if it is at hand (no indexing now), else ``None``."""
+        got = self._document
+        return got if got is not None and got.text is self.source else None
+
+    def keep_document(self, document) -> None:
+        """Take ``document`` (an analysis' :class:`~unveil.core.document.Document`) as this
+        source's index when it is this source's and none is kept: the next incremental change
+        moves it instead of indexing the text."""
+        if document is not None and document.text is self.source and self.known_document() is None:
+            self._document = document
 
     @property
     def lines(self) -> Sequence[str]:
