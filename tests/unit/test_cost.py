@@ -224,3 +224,26 @@ def test_price_rows_and_estimates():
 )
 def test_format_usd(x, s):
     assert cost.format_usd(x) == s
+
+
+def test_claude_ratio_is_looked_up_once_a_day_unless_a_prices_file_is_set(monkeypatch, tmp_path):
+    from unveil.core import cost, prices
+    from unveil.core.config import Settings
+
+    calls = []
+    real = prices.shown_models
+
+    def counting(settings=None, *a, **k):
+        calls.append(settings)
+        return real(settings, *a, **k)
+
+    monkeypatch.setattr(prices, "shown_models", counting)
+    monkeypatch.setattr(cost, "_RATIOS", {})
+    plain = Settings()
+    assert cost.claude_ratio(plain) == cost.claude_ratio(plain) == 1.55
+    assert len(calls) == 1  # the second answer came from the day's memo
+    priced = Settings(prices_file=str(tmp_path / "prices.toml"))
+    cost.claude_ratio(priced)
+    cost.claude_ratio(priced)
+    assert len(calls) == 3  # a prices file is read each time (it may change on disk)
+    assert cost.claude_ratio(Settings(claude_ratio=1.2)) == 1.2 and len(calls) == 3
