@@ -118,3 +118,17 @@ def test_agreement_with_corpus_manifest():
             misses[(label, got)] += 1
     assert total > 3000
     assert sum(misses.values()) <= 8, misses
+
+
+def test_kind_by_weak_pattern_follows_the_frontmatter_when_the_path_is_known():
+    """The pattern matches of a path are kept (kinds._path_kinds); the frontmatter's part of the
+    decision is made again at each call."""
+    detect_kind = kinds.detect_kind
+    kinds_mod = kinds
+    kinds_mod._PATH_KINDS.clear()
+    path = "/work/plugin/agents/reviewer.md"
+    assert detect_kind(path, {"name": "r", "description": "d"}) == "claude-agent"
+    assert path in kinds_mod._PATH_KINDS
+    assert detect_kind(path, {"description": "d"}) == "markdown"  # no name: not a subagent
+    assert detect_kind(path, None) == "markdown"
+    assert detect_kind(path, {"name": "r", "description": "d"}, {"**/reviewer.md": "claude-skill"}) == "claude-skill"

@@ -72,6 +72,7 @@ concurrent use does a plain full parse instead of waiting.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 _MARGIN = 2
@@ -340,6 +341,8 @@ class DocumentCache:
                 parsed = self._block(md, state, stats)
             elif name == "inline" and parsed is not None:
                 fresh, joins = self._inline(md, state, parsed, stats)
+            elif name == "footnote_tail" and _no_footnotes(state.env):
+                continue  # (it would only copy the token list: see _no_footnotes)
             elif name == "text_join" and parsed is not None:
                 # the previous version's inline parses were joined already (text_join changes
                 # nothing when run on its own output): only this version's own parses are joined
@@ -517,6 +520,18 @@ class DocumentCache:
                     fresh.append((token, key))
         parsed.inline = new_cache
         return fresh, joins
+
+
+def _no_footnotes(env: Mapping) -> bool:
+    """Whether mdit-py-plugins' core rule ``footnote_tail`` would leave the token stream as it
+    is (``mdit_py_plugins/footnote/index.py``): nothing recorded a footnote definition (their
+    block rule adds a ``refs`` entry and is the only maker of the ``footnote_reference_open``
+    tokens the rule takes out) and no inline footnote or reference filled ``list`` (from which
+    it appends the footnote block). Its inline rules record an empty ``footnotes`` entry at the
+    first ``[`` or ``^`` they look at, after which the rule, run anyway, walked and copied the
+    whole token list at every keystroke."""
+    notes = env.get("footnotes")
+    return notes is None or (isinstance(notes, dict) and not notes.get("refs") and not notes.get("list"))
 
 
 def top_level_blocks(md, state, start: int, end: int, on_block, resync=None) -> int | None:
