@@ -153,3 +153,36 @@ def test_only_the_most_recently_analysed_documents_keep_an_incremental_cache():
     assert again is not caches[uris[0]] and again.stats.blocks_reused == 0
     assert len(server._incremental) == server_mod.INCREMENTAL_DOCUMENTS
     assert uris[3] not in server._incremental  # the least recent went out for it
+
+
+def test_the_analysis_takes_the_open_documents_moved_line_index():
+    """The open document's line index is moved through each incremental change and is the one
+    the analysis of that version uses (no second index of the text); the analysis hands its
+    index back when the document had none."""
+    import asyncio
+
+    from unveil.lsp.textdoc import LspWorkspace
+
+    server = create_server()
+    ws = LspWorkspace(None, types.TextDocumentSyncKind.Incremental, [], types.PositionEncodingKind.Utf16)
+    server.protocol._workspace = ws
+    uri = "file:///w/AGENTS.md"
+    ws.put_text_document(
+        types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text="# T\n\nhello\u200b there\n")
+    )
+    server._epoch[uri] = 1  # (as did_open numbers it; no scheduler here)
+    doc = server.open_document(uri)
+    assert doc.known_document() is None
+
+    async def analyse():
+        return await server._run_compute(uri, doc, server.current_key(uri))
+
+    first = asyncio.run(analyse())
+    assert doc.known_document() is first.analysis.doc  # handed back by the analysis
+    pos = types.Position(line=2, character=5)
+    doc.apply_change(types.TextDocumentContentChangePartial(range=types.Range(start=pos, end=pos), text="!"))
+    moved = doc.known_document()
+    assert moved is not None and moved.text is doc.source
+    second = asyncio.run(analyse())
+    assert second.analysis.doc is moved
+    assert [f.rule for f in second.analysis.findings] == [f.rule for f in first.analysis.findings]
