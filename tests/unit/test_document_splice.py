@@ -59,20 +59,15 @@ def test_spliced_keeps_the_callers_string_and_refuses_bad_ranges():
 
 
 def _from_client_reference(doc: Document, line: int, character: int, encoding: str) -> int:
+    """The definition: the last offset of the line whose prefix is at most ``character`` units
+    (rounding down inside a character), by trying every offset."""
     if line < 0:
         return 0
     if line >= doc.line_count:
         return len(doc.text)
     start, end = doc.line_span(line)
-    if encoding == "utf-32":
-        return min(start + max(character, 0), end)
-    count = 0
-    for i in range(start, end):
-        w = units(doc.text[i], encoding)
-        if count + w > character:
-            return i
-        count += w
-    return end
+    fits = [i for i in range(start, end + 1) if units(doc.text[start:i], encoding) <= max(character, 0)]
+    return fits[-1]
 
 
 def _to_client_reference(doc: Document, offset: int, encoding: str) -> Position:
