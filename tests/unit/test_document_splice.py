@@ -111,3 +111,10 @@ def test_analyze_takes_the_callers_index_only_for_its_own_text():
     assert other.text == text and other.text is not text
     got = analyze(text, "AGENTS.md", count_tokens=False, document=other)
     assert got.doc is not other and got.doc.text is text
+
+
+def test_positions_of_offsets_outside_the_text_clamp_to_its_ends():
+    doc = Document("ab\r\ncd")
+    assert doc.position(-3) == doc.to_client(-3) == Position(0, 0)
+    assert doc.position(99) == doc.to_client(99) == Position(1, 2)
+    assert doc.position(3) == Position(0, 2)  # inside the \r\n pair: the line's content end

@@ -202,8 +202,10 @@ class Document:
     # -- code points -------------------------------------------------------------------
     def position(self, offset: int) -> Position:
         """Line and code-point column of ``offset``. An offset inside a ``\\r\\n`` pair or
-        past the line content maps to the end of the line's content."""
-        line = self.line_of(offset)
+        past the line content maps to the end of the line's content; one before the text, to
+        its start."""
+        offset = max(0, min(offset, len(self.text)))
+        line = bisect.bisect_right(self.line_starts, offset) - 1
         start, end = self.line_starts[line], self._line_ends[line]
         return Position(line, min(offset, end) - start)
 
@@ -224,7 +226,7 @@ class Document:
         offset = max(0, min(offset, len(text)))
         line = bisect.bisect_right(self.line_starts, offset) - 1
         start = self.line_starts[line]
-        column = min(offset, self._line_ends[line]) - start  # (as position(): one lookup, one object)
+        column = min(offset, self._line_ends[line]) - start  # (position()'s, without building it)
         if encoding == "utf-32":
             return Position(line, column)
         return Position(line, units(text[start : start + column], encoding))
