@@ -304,3 +304,38 @@ def test_a_scan_cancelled_while_its_background_process_is_busy_ends_that_process
         assert not procs[0].is_alive() and index._pool is None
 
     asyncio.run(go())
+
+
+def test_a_background_report_waits_while_an_open_document_is_analysed(calls, tmp_path, monkeypatch):
+    """A report that comes back from the background process is turned into diagnostics and
+    published only once no open document's analysis is scheduled or running: that work would
+    otherwise share the interpreter with the keystroke's analysis."""
+    import asyncio
+
+    from unveil.core import results as res
+    from unveil.lsp.features import workspace
+    from unveil.lsp.features.workspace import BackgroundPool
+
+    agents = tmp_path / "AGENTS.md"
+    agents.write_text("# Agents\n\n<!-- " + PAYLOAD.strip() + " -->\n", encoding="utf-8")
+    published: list = []
+    server, index = _stub_server(monkeypatch, published)
+    state = {"busy": False}
+    monkeypatch.setattr(server.scheduler, "any_busy", lambda: state["busy"])
+    monkeypatch.setattr(server, "text_document_publish_diagnostics", lambda p: published.append((state["busy"], p)))
+    monkeypatch.setattr(workspace, "OPEN_FIRST_POLL_S", 0.01)
+    finished: list = []
+    real_finish = index._finish_disk
+    monkeypatch.setattr(index, "_finish_disk", lambda *a: (finished.append(state["busy"]), real_finish(*a))[1])
+
+    async def analyse(self, path, data, settings, key, open_texts):
+        report = res.analyse_file(path, data, settings, key, open_texts)
+        state["busy"] = True  # a keystroke arrived while the background process worked
+        asyncio.get_running_loop().call_later(0.2, state.update, {"busy": False})
+        return report
+
+    monkeypatch.setattr(BackgroundPool, "analyse", analyse)
+    asyncio.run(index.refresh_file(agents, BackgroundPool()))
+    assert finished == [False]
+    assert [busy for busy, _ in published] == [False]
+    assert len(published[0][1].diagnostics) >= 1

@@ -9,7 +9,9 @@
   the analysis worker thread, so requests and open documents are served in between (a
   file's analysis pauses between two checks, two pattern rules or 64 sentences while an open
   document is being analysed, so a keystroke shares the interpreter with at most the rest of one
-  rule's search; :func:`unveil.core.scope.checkpoint`); the
+  rule's search; :func:`unveil.core.scope.checkpoint`); a report back from the background
+  process is turned into diagnostics and published only once no open document's analysis is
+  scheduled or running (that work would share the interpreter with the keystroke); the
   client sees ``$/progress`` (work done progress) when it supports ``window.workDoneProgress``.
   A file analysed before (by the server or ``unveil check``) and unchanged since, imports,
   settings, rules and unveil included, is published from the file cache
@@ -359,6 +361,8 @@ class WorkspaceIndex:
                 got = step[1] if step is not None else None
             else:
                 report = await pool.analyse(str(path), step[1], settings, step[2], open_texts)
+                while scheduler.any_busy():  # the report's diagnostics wait for the open document's
+                    await asyncio.sleep(OPEN_FIRST_POLL_S)
                 if report is not None:
                     got = await loop.run_in_executor(self.executor, self._finish_disk, report, settings, encoding)
                 else:  # the pool failed (logged): this file in the worker thread, as without one
