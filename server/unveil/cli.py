@@ -41,7 +41,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Iterable, Iterator, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from unveil import __version__
 from unveil.core import scope
@@ -263,11 +263,16 @@ def analyze_paths(
                     if progress is not None:
                         progress(shown)
                     continue
-                todo.append((index, shown, str(absolute), data, file_settings, key))
+                todo.append((index, shown, str(absolute), data, file_settings, key, _part))
+        fetched = data = None  # (the last window's bytes: not to be inherited by the pool)
         _settle()  # (before the collector is back on: its first pass would traverse them all)
     if todo:
         _compiled_patterns()  # before the analysis modules are imported (and the pool forks)
     n_jobs = _jobs(jobs, len(todo))
+    if n_jobs > 1:  # each worker reads its files again: no process holds every file's bytes
+        todo = [(*t[:3], _ToRead(len(t[3]), t[6]), *t[4:6]) for t in todo]
+    else:
+        todo = [t[:6] for t in todo]
     outcomes = _pool_map(todo, n_jobs) if n_jobs > 1 else (_analyze_task(t) for t in todo)
     settings_of = {t[0]: t[4] for t in todo}
     for index, shown, outcome in outcomes:
@@ -347,14 +352,39 @@ def _jobs(requested: int | None, n_files: int) -> int:
     return min(cpus, POOL_MAX_JOBS, n_files)
 
 
+class _ToRead(NamedTuple):
+    """In a task of :func:`analyze_paths` for the pool, in place of the file's bytes: the worker
+    reads the file again (:func:`_analyze_task`). ``size``: the bytes the first read gave (the
+    largest file goes first); ``part``: the settings' part of the cache key
+    (:func:`unveil.core.results.file_key`), ``""`` without the cache."""
+
+    size: int
+    part: str
+
+
 def _analyze_task(task) -> tuple[int, str, object]:
     """Analyse one file (a task of :func:`analyze_paths`): ``(index, shown, FileReport)`` or
     ``(index, shown, error message)``. Stores the report in the file cache under its key (when
     it has one), with the SHA-256 of every file its ``@imports`` read
-    (:func:`unveil.core.results.analyse_file`)."""
+    (:func:`unveil.core.results.analyse_file`).
+
+    ``task``: ``(index, shown, absolute path, bytes, settings, cache key)``, or with a
+    :class:`_ToRead` for the bytes (a pool worker's task): the file is read here, and its key
+    made from the bytes read (a file changed since the first read is analysed and stored as
+    it is now)."""
     from unveil.core import results as res
 
     index, shown, absolute, data, file_settings, key = task
+    if isinstance(data, _ToRead):
+        from unveil.core import safe_read
+
+        part = data.part
+        try:
+            data = safe_read.read_bytes(absolute)
+        except OSError as exc:
+            return index, shown, f"{shown}: cannot read: {exc.strerror or exc}"
+        if key:
+            key = res.file_key(absolute, data, part)
     try:
         report = res.analyse_file(absolute, data, file_settings, key)
     except (KeyboardInterrupt, SystemExit):
@@ -386,7 +416,11 @@ def _pool_map(todo: list, n_jobs: int):
     load_pattern_rules(())
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    order = sorted(todo, key=lambda t: -len(t[3]))
+    from unveil.core import heap
+
+    heap.trim()  # what the parent freed (the files' bytes, the tokenizer's load) is not the workers' to inherit
+
+    order = sorted(todo, key=lambda t: -(t[3].size if isinstance(t[3], _ToRead) else len(t[3])))
     with ProcessPoolExecutor(n_jobs, mp_context=ctx) as pool:
         futures = {pool.submit(_analyze_task, t): t for t in order}
         for fut in as_completed(futures):

@@ -731,3 +731,27 @@ def test_a_character_whose_case_folding_changes_length_does_not_blind_the_clause
         "inline": f"# Ops\n\n{sentence} ({extra})\n",
     }[where]
     assert rule in {f.rule for f in analyze(text, "AGENTS.md", count_tokens=False).findings}
+
+
+def test_the_present_literal_memo_is_bounded_and_changes_no_answer():
+    """``_may_hold`` keeps at most _HOLD_MEMO_MAX sets of present literals per rule set (a
+    process that analyses file after file meets thousands), and a memoised answer is the
+    computed one."""
+    import random
+
+    from unveil.core.checks import clauses as cl
+
+    crs = cl.load_clause_rules()
+    names = sorted({*crs.index.literals, *crs.short})
+    rng = random.Random(21)
+    sets = [frozenset(rng.sample(names, rng.randint(1, 6))) for _ in range(3 * cl._HOLD_MEMO_MAX)]
+    crs.__dict__.pop("_hold_memo", None)
+    try:
+        sizes = []
+        for present in sets:
+            assert cl._may_hold(crs, present) is cl._may_hold_now(crs, present)
+            sizes.append(len(crs.__dict__["_hold_memo"]))
+        assert cl._HOLD_MEMO_MAX == 4_096 and max(sizes) == cl._HOLD_MEMO_MAX
+        assert any(cl._may_hold_now(crs, s) for s in sets) and not all(cl._may_hold_now(crs, s) for s in sets)
+    finally:
+        crs.__dict__.pop("_hold_memo", None)

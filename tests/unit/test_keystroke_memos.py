@@ -915,3 +915,33 @@ def test_many_edits_of_a_long_text_encode_only_the_edited_paragraph_each_time(mo
         assert tokens.count(text) == len(real(enc, text))
         assert len(calls) == 1, (k, calls)  # the edited paragraph alone
         assert calls[0] == len(paras[i]) + (2 if i < len(paras) - 1 else 0)
+
+
+def test_long_texts_are_kept_whole_only_among_the_last_few(monkeypatch):
+    """A text over PIECE_MIN code points is counted by paragraph; its paragraphs stay in the
+    count memo, the whole text only among the last RECENT_TEXTS counted: six versions of an
+    edited document leave the last four whole, none in the memo, and the same text counted
+    again (the token budgets, then the token report) encodes nothing."""
+    from collections import OrderedDict
+
+    enc = tokens.encoding()
+    monkeypatch.setattr(tokens, "_memo", tokens._CountMemo(tokens._MEMO_CHARS))
+    monkeypatch.setattr(tokens, "_recent", OrderedDict())
+    paras = [f"Step {i}: open the file, fix the bug, then run the tests again." for i in range(200)]
+    versions = []
+    for k in range(6):
+        paras[k * 30] += " Done."
+        versions.append("\n\n".join(paras))
+        assert tokens.count(versions[-1]) == len(enc.encode_ordinary(versions[-1]))
+    assert len(versions[0]) > tokens.PIECE_MIN and tokens.RECENT_TEXTS == 4
+    assert list(tokens._recent) == versions[2:]
+    assert not any(v in tokens._memo for v in versions)
+    assert all(p in tokens._memo for p in tokens.pieces(versions[-1]))
+    calls: list[int] = []
+    real = type(enc).encode_ordinary
+    monkeypatch.setattr(type(enc), "encode_ordinary", lambda self, t: calls.append(len(t)) or real(self, t))
+    assert tokens.count(versions[-1]) == len(real(enc, versions[-1])) and calls == []  # answered whole
+    tokens._recent.clear()
+    assert tokens.count(versions[-1]) == len(real(enc, versions[-1])) and calls == []  # from its paragraphs
+    short = "Run the tests."
+    assert tokens.count(short) == 4 and short in tokens._memo and short not in tokens._recent

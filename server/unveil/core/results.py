@@ -64,12 +64,16 @@ class FileReport:
     def _unpacked_text(self, packed: tuple) -> str:
         """The text of a packed report (``packed[0]``): the file's bytes as
         :func:`from_cache_state` stores them (decoded here, once, with
-        :func:`unveil.core.safe_read.decode`), or the text itself."""
+        :func:`unveil.core.safe_read.decode`), the text compressed as :meth:`__getstate__`
+        sends it (:func:`_unzipped`), or the text itself."""
         text = packed[0]
-        if type(text) is bytes:
-            from unveil.core.safe_read import decode
+        if type(text) is not str:
+            if type(text) is bytes:
+                from unveil.core.safe_read import decode
 
-            text = decode(text)
+                text = decode(text)
+            else:
+                text = _unzipped(text)
             if self.__dict__.get("_packed") is packed:
                 self.__dict__["_packed"] = (text, *packed[1:])
         return text
@@ -90,6 +94,16 @@ class FileReport:
         )
 
     def __getstate__(self) -> dict:
+        """The pickled report (a pool worker's to the parent, the workspace scan's process to the
+        language server): its fields, the line index and the text compressed (:func:`_zipped`):
+        the parent keeps every report until the output is written and reads the text of few
+        (those with findings)."""
+        state = self._state()
+        state["text"] = _zipped(state["text"])
+        return state
+
+    def _state(self) -> dict:
+        """:meth:`__getstate__` with the text as it is."""
         state = {k: getattr(self, k) for k in ("path", "kind", "grade", "findings", "tokens", "extra", "deps")}
         doc = self.doc
         state["text"] = doc.text
@@ -127,7 +141,10 @@ class FileReport:
         state = dict(state)
         text = state.pop("text")
         code, starts = state.pop("lines", (None, None))
-        if type(text) is not str and type(text) is not bytes:
+        if type(text) is tuple:
+            if not (len(text) == 2 and text[0] == _ZIP_TAG and type(text[1]) is bytes):
+                raise ValueError("a packed text of another shape")
+        elif type(text) is not str and type(text) is not bytes:
             raise ValueError("a text of another type")
         if code is None and starts is None:
             self.doc = Document(self._unpacked_text((text,)))
@@ -143,6 +160,30 @@ class FileReport:
             setattr(self, k, v)
 
 
+_ZIP_TAG = "zlib/utf-8"
+
+
+def _zipped(text: str) -> tuple[str, bytes]:
+    """``text`` as ``(tag, bytes)``: its UTF-8 (lone surrogates kept, ``surrogatepass``)
+    compressed with zlib at level 1 (about a quarter of the text's size for markdown; 43.6 MiB
+    of texts in the parent of a cold corpus run, ``benchmarks/profile.md``, issue 10, session
+    21). :func:`_unzipped` gives the same string back, whatever its code points."""
+    import zlib
+
+    return _ZIP_TAG, zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
+
+
+def _unzipped(packed: tuple[str, bytes]) -> str:
+    """The text :func:`_zipped` packed. Raises ``ValueError`` for bytes that do not decompress
+    or decode (``zlib.error`` is one)."""
+    import zlib
+
+    try:
+        return zlib.decompress(packed[1]).decode("utf-8", "surrogatepass")
+    except zlib.error as exc:
+        raise ValueError(f"a packed text that does not decompress: {exc}") from exc
+
+
 _LINE_CODES = {"I": 4, "q": 8} if array("I").itemsize == 4 else {"q": 8}
 """The ``array`` type codes a stored line index may have, with their item sizes."""
 
@@ -152,7 +193,7 @@ def cache_state(report: FileReport, text: str) -> dict:
     is ``text`` (the decoded bytes the key was computed from, which the reader has in hand: a
     warm run then reads, checks and unpickles a third of the bytes), and with its token report as
     plain tuples (:func:`_tokens_state`)."""
-    state = report.__getstate__()
+    state = report._state()
     if state["text"] == text:
         del state["text"]
     tokens = state.get("tokens")

@@ -495,7 +495,7 @@ def count(text: str, wait: bool = True) -> int | None:
     if not ready():
         if not wait:
             return None
-    got = _memo.get(text)
+    got = _recent.get(text) if len(text) > PIECE_MIN else _memo.get(text)
     if got is not None:
         return got
     clean = _clean(text)
@@ -515,9 +515,10 @@ def count(text: str, wait: bool = True) -> int | None:
                 got = sum(len(enc.encode_ordinary(part)) for part in chunks(piece))
                 _remember(piece, got)
             n += got
+        _remember_recent(text, n)
     else:
         n = len(enc.encode_ordinary(clean))
-    _remember(text, n)
+        _remember(text, n)
     return n
 
 
@@ -641,10 +642,31 @@ class _CountMemo:
         return text in self._d
 
 
-_MEMO_CHARS = 4_000_000
-"""Most code points of text the count memo keeps."""
+_MEMO_CHARS = 1_000_000
+"""Most code points of text the count memo keeps: texts of at most :data:`PIECE_MIN` code
+points and the paragraphs (:func:`pieces`) of longer ones. (It was 4,000,000 and held the
+longer texts whole as well: every earlier version of an edited document, never looked up
+again, 3.3 MiB for six versions of the 294 KB corpus file; in a process of ``unveil check``,
+every file's text. ``benchmarks/profile.md``, issue 10, session 21.)"""
 _memo = _CountMemo(_MEMO_CHARS)
+
+RECENT_TEXTS = 4
+"""Texts of more than :data:`PIECE_MIN` code points whose counts are kept whole: the last this
+many counted (one analysis counts the same text twice, for the token budgets and the token
+report). Their paragraphs are in the count memo in any case."""
+_recent: OrderedDict[str, int] = OrderedDict()
 
 
 def _remember(text: str, n: int) -> None:
     _memo.put(text, n)
+
+
+def _remember_recent(text: str, n: int) -> None:
+    """Keep the count of a text over :data:`PIECE_MIN` code points among the last
+    :data:`RECENT_TEXTS` (thread-safe: each ``OrderedDict`` operation is atomic)."""
+    _recent[text] = n
+    while len(_recent) > RECENT_TEXTS:
+        try:
+            _recent.popitem(last=False)
+        except KeyError:  # emptied by another thread
+            break

@@ -29,11 +29,10 @@ On any other C library (musl, macOS, Windows) both do nothing and return ``False
 
 from __future__ import annotations
 
-import os
 import threading
 from functools import lru_cache
 
-from unveil.core import scope
+from unveil.core import heap, scope
 
 M_ARENA_MAX = -8
 """``mallopt`` parameter number of ``M_ARENA_MAX`` (glibc ``malloc.h``)."""
@@ -44,18 +43,8 @@ TRIM_AFTER_BYTES = 1_000_000
 
 @lru_cache(maxsize=1)
 def _glibc():
-    """glibc's handle, or ``None`` on any other C library."""
-    try:
-        if not os.confstr("CS_GNU_LIBC_VERSION"):
-            return None
-    except (AttributeError, ValueError, OSError):  # no confstr (Windows), or not glibc
-        return None
-    try:
-        import ctypes
-
-        return ctypes.CDLL(None)
-    except OSError:
-        return None
+    """glibc's handle, or ``None`` on any other C library (:func:`unveil.core.heap.glibc`)."""
+    return heap.glibc()
 
 
 def limit_arenas(n: int = 1) -> bool:
@@ -138,15 +127,10 @@ def collect_and_trim() -> bool:
 
 
 def trim() -> bool:
-    """Give free heap memory back to the system; ``True`` when some was released. Releases the
-    interpreter lock while glibc works (a :mod:`ctypes` call)."""
+    """Give free heap memory back to the system; ``True`` when some was released
+    (:func:`unveil.core.heap.trim`)."""
     libc = _glibc()
-    if libc is None:
-        return False
-    try:
-        return bool(libc.malloc_trim(0))
-    except (AttributeError, OSError):
-        return False
+    return False if libc is None else heap.trim(libc)
 
 
 class IdleTrimmer:
