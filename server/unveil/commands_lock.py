@@ -30,14 +30,16 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from unveil.core import git
 from unveil.core.lazy import lazy_module
 
 if TYPE_CHECKING:
+    from unveil.core import git
     from unveil.core import lock as lk
 else:
     # the CLI imports this module for every command, to define ``lock``'s arguments; the lock
-    # module (and ``regex``, through the fingerprints) loads when a lock command first uses it
+    # module (and ``regex``, through the fingerprints) and the git module (and ``subprocess``)
+    # load when a lock command first uses them
+    git = lazy_module("unveil.core.git")
     lk = lazy_module("unveil.core.lock")
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2

@@ -48,12 +48,12 @@ def test_a_missing_module_is_an_error_now(package):
         lazy_module(f"{package}.absent")
 
 
-def test_the_cli_defines_its_commands_without_the_lock_module_or_the_tokenizer():
+def test_the_cli_defines_its_commands_without_the_lock_module_git_or_the_tokenizer():
     code = (
         "import sys\n"
         "from unveil import cli\n"
         "cli.build_parser()\n"
-        "loaded = [m for m in ('unveil.core.lock', 'unveil.core.fingerprint', 'tiktoken')"
+        "loaded = [m for m in ('unveil.core.lock', 'unveil.core.fingerprint', 'tiktoken', 'unveil.core.git', 'subprocess')"
         " if type(sys.modules.get(m)).__name__ == 'module']\n"
         "print(loaded)\n"
     )
