@@ -104,6 +104,19 @@ def test_count_of_a_long_text_equals_the_encoding_after_an_edit():
     assert tokens.count(edited) != tokens.count(base)
 
 
+def _spy(monkeypatch, enc, calls: list[int]):
+    """Record the length of every text counted from scratch, by the rank-table counter
+    (core/bpe.py) or by tiktoken, whichever counts; returns tiktoken's own ``encode_ordinary``."""
+    real = type(enc).encode_ordinary
+    monkeypatch.setattr(type(enc), "encode_ordinary", lambda self, t: calls.append(len(t)) or real(self, t))
+    tokens.wait()
+    counter = tokens._counter  # (None once the full encoding was built from the ranks' dict)
+    if counter is not None:
+        real_count = type(counter).count
+        monkeypatch.setattr(type(counter), "count", lambda self, t: calls.append(len(t)) or real_count(self, t))
+    return real
+
+
 def test_a_text_over_the_chunk_size_is_counted_by_paragraph_and_only_the_edited_one_again(monkeypatch):
     """Past CHUNK_CHARS the paragraphs are still memoised: an edit of a 300 KB document encodes
     one paragraph, not the whole text (it did, about 15 ms per edit of the 294 KB corpus file)."""
@@ -118,8 +131,7 @@ def test_a_text_over_the_chunk_size_is_counted_by_paragraph_and_only_the_edited_
     assert sum(len(enc.encode_ordinary(c)) for c in tokens.chunks(base)) == whole  # the cuts are exact too
     edited = base.replace("Section 2500:", "Section 2500 (edited):", 1)
     calls: list[int] = []
-    real = type(enc).encode_ordinary
-    monkeypatch.setattr(type(enc), "encode_ordinary", lambda self, t: calls.append(len(t)) or real(self, t))
+    _spy(monkeypatch, enc, calls)
     assert tokens.count(edited) == whole + 2  # " (edited)" adds two tokens to that paragraph
     assert len(calls) == 1 and calls[0] == len(paras[2500]) + len(" (edited)") + 2
 
@@ -904,8 +916,7 @@ def test_many_edits_of_a_long_text_encode_only_the_edited_paragraph_each_time(mo
     monkeypatch.setattr(tokens, "_memo", tokens._CountMemo(3 * len(base) + 5_000))
     assert tokens.count(base) == len(enc.encode_ordinary(base))
     calls: list[int] = []
-    real = type(enc).encode_ordinary
-    monkeypatch.setattr(type(enc), "encode_ordinary", lambda self, t: calls.append(len(t)) or real(self, t))
+    real = _spy(monkeypatch, enc, calls)
     text = base
     for k in range(40):
         i = (k * 37) % len(paras)
@@ -938,10 +949,36 @@ def test_long_texts_are_kept_whole_only_among_the_last_few(monkeypatch):
     assert not any(v in tokens._memo for v in versions)
     assert all(p in tokens._memo for p in tokens.pieces(versions[-1]))
     calls: list[int] = []
-    real = type(enc).encode_ordinary
-    monkeypatch.setattr(type(enc), "encode_ordinary", lambda self, t: calls.append(len(t)) or real(self, t))
+    real = _spy(monkeypatch, enc, calls)
     assert tokens.count(versions[-1]) == len(real(enc, versions[-1])) and calls == []  # answered whole
     tokens._recent.clear()
     assert tokens.count(versions[-1]) == len(real(enc, versions[-1])) and calls == []  # from its paragraphs
     short = "Run the tests."
     assert tokens.count(short) == 4 and short in tokens._memo and short not in tokens._recent
+
+
+def test_a_long_text_whose_paragraphs_are_all_known_is_not_read_again(monkeypatch):
+    """Counting a long text whose paragraphs are all in the memo (an edit's unchanged sections)
+    neither encodes nor checks the text's code points (unveil.core.bpe.covered, 0.8 ms for the
+    294 KB corpus file)."""
+    from collections import OrderedDict
+
+    from unveil.core import bpe
+    from unveil.core.rank_table import RankTable
+
+    tokens.wait()
+    ranks, long = tokens._get_ranks()
+    table = RankTable.build((k, v) for k, v in ranks.items() if len(k) <= bpe.SHORT_MAX)
+    monkeypatch.setattr(tokens, "_counter", bpe.TableCounter(table, long))  # whatever loaded before
+    monkeypatch.setattr(tokens, "_memo", tokens._CountMemo(tokens._MEMO_CHARS))
+    monkeypatch.setattr(tokens, "_recent", OrderedDict())
+    text = "\n\n".join(f"Check {i}: the build, the tests, the docs." for i in range(300))
+    first = tokens.count(text)
+    checked: list[int] = []
+    real = bpe.covered
+    monkeypatch.setattr(bpe, "covered", lambda t: checked.append(len(t)) or real(t))
+    tokens._recent.clear()
+    assert tokens.count(text) == first and checked == []
+    edited = text.replace("Check 7:", "Check seven:", 1)
+    tokens.count(edited)
+    assert checked == [len(edited)]  # one paragraph new: the whole text checked once

@@ -149,6 +149,9 @@ def test_a_damaged_ranks_entry_is_rebuilt_from_the_bundled_file(cache_dir, monke
     monkeypatch.setattr(tokens, "_error", None)
     monkeypatch.setattr(tokens, "_ranks", None)  # read again: from the damaged entry
     monkeypatch.setattr(tokens, "_long", None)
-    tokens._load()
-    assert tokens._encoding.encode_ordinary("hello world") == [24912, 2375]
+    monkeypatch.setattr(tokens, "_thread", None)
+    monkeypatch.setattr(tokens, "_counter", None)
+    monkeypatch.setattr(tokens, "_counter_source", None)
+    monkeypatch.setattr(tokens, "_subsets", None)
+    assert tokens.encoding().encode_ordinary("hello world") == [24912, 2375]
     assert cache.load_marshal("tokenizer", key) == ranks  # the entry was rewritten

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections import OrderedDict
 
 import pytest
 import regex
@@ -397,9 +398,11 @@ def test_prepare_counts_from_the_rank_table_without_reading_every_rank(
     monkeypatch.setattr(tokens, "_get_ranks", lambda: pytest.fail("the full ranks were read"))
     doc = "## Größe\n\nRun `make test` — 日本語 😀 https://example.com/a?b=1\n\n" * 20
     assert tokens.prepare(doc) is True and tokens._encoding is None
-    assert isinstance(tokens._subsets.ranks, type(tokens._cached_table()[0]))
-    parts = [doc, doc[3:77], "text the document does not hold, ﬁnally"]
+    table_type = type(tokens._cached_table()[0])
+    assert isinstance(tokens._counter_source[0], table_type) and tokens._subsets is None
+    parts = [doc, doc[3:77], "text the document does not hold, ﬁnally", "not covered " + UNCOVERED]
     assert [tokens.count(p) for p in parts] == [_full_count(p, full) for p in parts]
+    assert isinstance(tokens._subsets.ranks, table_type) and tokens._encoding is None  # the last one
 
 
 @pytest.mark.parametrize("damage", ["count", "probe", "long"])
@@ -464,8 +467,17 @@ def unloaded(monkeypatch):
     monkeypatch.setattr(tokens, "_done", threading.Event())
     monkeypatch.setattr(tokens, "_thread", None)
     monkeypatch.setattr(tokens, "_encoding", None)
+    monkeypatch.setattr(tokens, "_error", None)
+    monkeypatch.setattr(tokens, "_counter", None)
+    monkeypatch.setattr(tokens, "_counter_source", None)
     monkeypatch.setattr(tokens, "_subsets", None)
     monkeypatch.setattr(tokens, "_memo", tokens._CountMemo(tokens._MEMO_CHARS))
+    monkeypatch.setattr(tokens, "_recent", OrderedDict())
+
+
+UNCOVERED = "\U0001fa75"
+"""LIGHT BLUE HEART, assigned in Unicode 15.0: a text holding it is counted by tiktoken (the
+rank-table counter covers Unicode 14.0's code points, unveil.core.bpe)."""
 
 
 def test_prepare_counts_with_subsets_then_switches_to_the_full_encoding(monkeypatch, unloaded, full_and_ranks):
@@ -474,11 +486,11 @@ def test_prepare_counts_with_subsets_then_switches_to_the_full_encoding(monkeypa
     assert tokens.ready() is False
     assert tokens.prepare() is True
     assert tokens.ready() is True and tokens._encoding is None
-    doc = "# Title\n\nSome words about a skill, with `code` and https://example.com/x.\n" * 10
+    doc = "# Title\n\nSome words about a skill, with `code` and https://example.com/x.\n" * 10 + UNCOVERED
     assert tokens.count(doc) == _full_count(doc, full)
     assert tokens.count(doc[7:300], wait=False) == _full_count(doc[7:300], full)  # covered: same encoder
     assert tokens._encoding is None
-    big = "other text " * 300  # past the budget: the full encoding is built
+    big = "other text " * 300 + UNCOVERED  # past the budget: the full encoding is built
     assert tokens.count(big) == _full_count(big, full)
     assert tokens._encoding is not None and tokens._done.is_set()
 
@@ -488,21 +500,24 @@ def test_prepare_with_a_cover_builds_one_encoding_for_every_piece(monkeypatch, u
     built: list[int] = []
     real = tokens._encoding_of
     monkeypatch.setattr(tokens, "_encoding_of", lambda ranks: built.append(len(ranks)) or real(ranks))
-    doc = "".join(f"## Part {i}\n\nStep {i}: run `tool-{i}` on päth/{i} — ok 😀.\n\n" for i in range(40))
+    doc = "".join(f"## Part {i}\n\nStep {i}: run `tool-{i}` on päth/{i} — ok {UNCOVERED}.\n\n" for i in range(40))
     assert tokens.prepare(doc) is True
     assert len(built) == 1 and tokens._encoding is None
     parts = [doc[i : i + 97] for i in range(0, len(doc), 97)] + doc.split("\n\n")
     assert [tokens.count(p) for p in parts] == [_full_count(p, full) for p in parts]
     assert len(built) == 1  # every piece was covered by the first encoding
-    assert tokens.count("a text that is not in the document") == _full_count("a text that is not in the document", full)
+    other = "a text that is not in the document " + UNCOVERED
+    assert tokens.count(other) == _full_count(other, full)
     assert len(built) == 2
 
 
 def test_prepare_leaves_a_cover_past_half_the_budget(monkeypatch, unloaded):
     monkeypatch.setattr(tokens, "SUBSET_BUDGET", 2_000)
-    assert tokens.prepare("x" * 1_001) is True
-    assert tokens._subsets is not None and tokens._subsets.enumerated == 0
-    assert tokens.prepare("y" * 1_000) is True
+    assert tokens.prepare("x" * 1_000 + UNCOVERED) is True
+    assert tokens._subsets is None
+    assert tokens.prepare("y" * 999 + UNCOVERED) is True
+    assert tokens._subsets.enumerated == 1_000
+    assert tokens.prepare("z" * 999) is True  # covered: the counter counts it, no subset
     assert tokens._subsets.enumerated == 1_000
 
 
@@ -583,11 +598,14 @@ def test_the_full_load_releases_the_python_ranks_and_still_counts(monkeypatch, u
     full, _, _ = full_and_ranks
     monkeypatch.setattr(tokens, "_ranks", None)
     monkeypatch.setattr(tokens, "_long", None)
-    monkeypatch.setattr(tokens, "_cached_table", lambda: None)  # no rank table: subsets read the ranks
-    assert tokens.prepare() is True and tokens._ranks is not None  # subsets read the ranks
-    assert tokens.wait() is True
-    assert tokens._ranks is None and tokens._long is None and tokens._subsets is None
+    monkeypatch.setattr(tokens, "_cached_table", lambda: None)  # no rank table: the counter reads the ranks
+    monkeypatch.setattr(cache, "enabled", lambda: False)  # (as with UNVEIL_NO_CACHE)
+    assert tokens.prepare() is True and tokens._ranks is not None
+    assert tokens._counter_source[0] is tokens._ranks and tokens.count("hello world") == 2
+    assert tokens.wait() is True and tokens._encoding is None  # the counter needs no full encoding
     assert tokens.encoding()._mergeable_ranks == {}
+    assert tokens._ranks is None and tokens._long is None and tokens._subsets is None
+    assert tokens._counter is None  # it read the dict: the full encoding counts from now on
     texts = ["hello world", "Caf\u00e9 \u65e5\u672c 😀 `rm -rf /` https://example.com/x?y=1\n\n  next", "ab" * 500]
     assert [tokens.count(t) for t in texts] == [_full_count(t, full) for t in texts]
     assert tokens.count("hello world") == 2
@@ -595,11 +613,14 @@ def test_the_full_load_releases_the_python_ranks_and_still_counts(monkeypatch, u
     assert len(ranks) == tokens.O200K_RANKS and len(long) == tokens.O200K_LONG
 
 
-def test_a_prepare_that_read_the_ranks_before_the_full_load_keeps_no_subsets(monkeypatch, unloaded):
-    """A race found in review: a prepare() descheduled after reading the ranks, while the full
-    load finishes and releases them, must not store subsets (and the ranks with them) after."""
+def test_a_full_build_waits_for_a_load_in_progress_and_keeps_no_ranks(monkeypatch, unloaded):
+    """A race found in review, in its present form: a full build (``encoding()``, as for a text
+    the counter does not cover) asked while a prepare() is still making the counter from the
+    ranks waits for it, then releases the ranks and drops that counter: nothing keeps them."""
     monkeypatch.setattr(tokens, "_ranks", None)
     monkeypatch.setattr(tokens, "_long", None)
+    monkeypatch.setattr(tokens, "_cached_table", lambda: None)
+    monkeypatch.setattr(cache, "enabled", lambda: False)  # the counter reads the ranks' dict
     got, go_on = threading.Event(), threading.Event()
     real_get = tokens._subset_source
 
@@ -614,18 +635,20 @@ def test_a_prepare_that_read_the_ranks_before_the_full_load_keeps_no_subsets(mon
     p = threading.Thread(target=tokens.prepare, name="P")
     p.start()
     assert got.wait(30)
-    full = threading.Thread(target=tokens._load_now, name="L")  # the full load, as count() past the budget
+    full = threading.Thread(target=tokens.encoding, name="L")
     full.start()
-    full.join(60)
-    assert tokens._encoding is not None and tokens._ranks is None
+    full.join(0.5)
+    assert full.is_alive() and tokens._encoding is None  # waiting for the load in progress
     go_on.set()
     p.join(30)
+    full.join(60)
+    assert tokens._encoding is not None and tokens._counter is None
     assert tokens._subsets is None and tokens._ranks is None and tokens._long is None
     assert tokens.count("hello world") == 2
 
 
 def test_counting_works_in_other_threads_while_the_ranks_are_released(monkeypatch, unloaded):
-    assert tokens.prepare() is True and tokens.count("hello world", wait=False) == 2  # subsets
+    assert tokens.prepare() is True and tokens.count("hello world", wait=False) == 2  # the counter
     seen = []
     real = tokens._release_ranks
 
@@ -638,7 +661,7 @@ def test_counting_works_in_other_threads_while_the_ranks_are_released(monkeypatc
         t.join(30)
 
     monkeypatch.setattr(tokens, "_release_ranks", hooked)
-    tokens._load_now()
+    tokens.encoding()
     assert seen == [(True, 3)]
 
 
@@ -712,3 +735,21 @@ def test_a_toml_entry_with_a_tuple_it_did_not_write_is_parsed_again(cache_dir, t
     (entry,) = (cache_dir / "data").iterdir()
     cache.store_marshal("data", entry.name, {"x": ("colour", "red")})
     assert cache.load_toml(f) == {"x": 1}
+
+
+def test_with_no_table_stored_yet_the_counter_reads_the_table_it_builds(
+    monkeypatch, unloaded, cache_dir, full_and_ranks
+):
+    """The first process on a machine reads the ranks' dict, builds the rank table, stores it
+    and counts from it: the dict (23 MiB) is not kept."""
+    full, _, _ = full_and_ranks
+    monkeypatch.setattr(tokens, "_ranks", None)
+    monkeypatch.setattr(tokens, "_long", None)
+    assert tokens._cached_table() is None
+    assert tokens.prepare() is True
+    table_type = type(tokens._cached_table()[0])  # stored
+    assert isinstance(tokens._counter_source[0], table_type)
+    assert tokens._ranks is None and tokens._long is None
+    texts = ["hello world", "Caf\u00e9 \u65e5\u672c 😀 `rm -rf /` https://example.com/x?y=1\n\n  next"]
+    assert [tokens.count(t) for t in texts] == [_full_count(t, full) for t in texts]
+    assert tokens._encoding is None

@@ -1,4 +1,4 @@
-"""Token counting with tiktoken's ``o200k_base``, loaded from the copy shipped in the package.
+"""Token counting with tiktoken's ``o200k_base``, from the copy of its ranks shipped in the package.
 
 The BPE ranks come from ``unveil/data/o200k_base.tiktoken.gz`` (the gzip of the exact file
 tiktoken downloads; provenance in ``unveil/data/README.md``). Nothing is ever downloaded: the
@@ -6,24 +6,25 @@ tiktoken downloads; provenance in ``unveil/data/README.md``). Nothing is ever do
 pre-tokenization pattern and special tokens (research note agent-formats.md §5.1, §5.3). The
 gunzipped bytes must hash to :data:`O200K_SHA256`; a mismatch raises :class:`TokenizerError`.
 
-Loading takes about a quarter of a second of CPU (building tiktoken's ``CoreBPE`` from 200,000
-ranks, after reading them), so it happens in a background thread:
+Most texts are counted without tiktoken's encoding: the rank-table counter
+(:class:`unveil.core.bpe.TableCounter`) gives the same counts from a
+:class:`~unveil.core.rank_table.RankTable` kept in the user cache (read in a few milliseconds;
+3.9 MB, where tiktoken's ``CoreBPE`` holds 54 MiB), for every text whose code points Unicode
+14.0 assigns (:func:`unveil.core.bpe.covered`). Any other text is counted by tiktoken: with an
+encoding of the ranks that can occur in it (:func:`subset_ranks`) in a process that
+:func:`prepare`-d, until :data:`SUBSET_BUDGET` code points of such text are spent, else with
+the full encoding, built on first use (about a quarter of a second of CPU). The subset counts
+are the same: BPE only ever looks up the ranks of byte strings inside one pre-token, and a
+pre-token lies inside one segment of :func:`segments`, so every rank it can look up is one of
+that subset.
 
-* :func:`preload` starts loading and returns at once (idempotent);
-* :func:`ready` says whether counting works without waiting; :func:`wait` waits for the load
-  to finish;
+* :func:`preload` starts making counting available (the counter) in a background thread and
+  returns at once (idempotent);
+* :func:`ready` says whether counting works without waiting; :func:`wait` waits for it;
 * :func:`count` counts tokens (``wait=False`` returns ``None`` while still loading);
-* :func:`encoding` returns the ``tiktoken.Encoding`` (waits);
+* :func:`encoding` returns tiktoken's full encoding (built on first use);
 * :func:`prepare` (what :func:`unveil.core.analyze.analyze` calls before counting) makes counts
-  available at once without the full load when no load was started: a process that counts a
-  few small texts (``unveil check`` of one file) only looks ranks up and counts each text with
-  an encoding of the ranks that can occur in it (:func:`subset_ranks`: about 5,000 of them for
-  a 20 KB skill, built in about 10 ms), from a :class:`~unveil.core.rank_table.RankTable`
-  kept in the user cache (read in a few milliseconds, where the ``dict`` of every rank takes
-  about 45 ms). The counts are the same: BPE only ever looks up the ranks of byte
-  strings inside one pre-token, and a pre-token lies inside one segment of
-  :func:`segments`, so every rank it can look up is one of that subset. Past
-  :data:`SUBSET_BUDGET` code points of distinct text, the full encoding is built instead.
+  available at once, in the calling thread, when no load was started.
 
 The parsed ranks (about 200,000 ``bytes → int`` pairs) are kept in the user cache directory
 (:mod:`unveil.core.cache`, entry ``tokenizer/o200k-<SHA-256 prefix>``, ``marshal``) so later
@@ -42,6 +43,7 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import logging
 import re
 import threading
 import time
@@ -50,11 +52,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Mapping, overload
 
+from unveil.core.bpe import O200K_PAT
+
 if TYPE_CHECKING:
     import regex
     import tiktoken
 
+    from unveil.core.bpe import TableCounter
     from unveil.core.rank_table import RankTable
+
+log = logging.getLogger(__name__)
 
 O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
 """SHA-256 of the plain ``o200k_base.tiktoken`` file (tiktoken 0.14.0 ``expected_hash``)."""
@@ -63,18 +70,6 @@ DATA_FILE = "o200k_base.tiktoken.gz"
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 """``unveil/data``: bundled data files (in the wheel and in an editable install alike)."""
 
-# tiktoken_ext/openai_public.py (tiktoken 0.14.0), o200k_base.
-O200K_PAT = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]
-)
 O200K_SPECIAL = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
 O200K_RANKS = 199_998
 """Number of mergeable ranks in ``o200k_base.tiktoken``."""
@@ -267,21 +262,23 @@ def _cached_table() -> tuple[RankTable, dict[bytes, int]] | None:
     return table, long
 
 
-def _store_table(ranks: dict[bytes, int], long: dict[bytes, int]) -> None:
-    """Store :func:`_cached_table`'s entries, built from the full ranks (about 0.2 s, once)."""
+def _store_table(ranks: dict[bytes, int], long: dict[bytes, int]) -> RankTable:
+    """Store :func:`_cached_table`'s entries, built from the full ranks (about 0.2 s, once);
+    returns the table."""
     from unveil.core import cache
     from unveil.core.rank_table import RankTable
 
     table = RankTable.build((t, r) for t, r in ranks.items() if len(t) <= SUBSET_MAX_BYTES)
     if cache.store_bytes("tokenizer", _TABLE_KEY, table.to_bytes()):
         cache.store_marshal("tokenizer", _LONG_KEY, long)
+    return table
 
 
 def _subset_source() -> tuple[Mapping[bytes, int] | RankTable, dict[bytes, int]]:
-    """What subset encodings look ranks up in, and the long tokens' ranks: the ranks already
-    read in this process, else the rank table from the user cache, else the full ranks
-    (:func:`_get_ranks`, which also stores the table for later processes). Raises
-    :class:`TokenizerError`."""
+    """What the counter and subset encodings look ranks up in, and the long tokens' ranks: the
+    ranks already read in this process, else the rank table from the user cache, else the table
+    built from the full ranks (:func:`_get_ranks`) and stored for later processes (the ranks'
+    ``dict`` is then let go), else (no cache) the full ranks. Raises :class:`TokenizerError`."""
     with _ranks_lock:
         if _ranks is not None and _long is not None:
             return _ranks, _long
@@ -297,19 +294,47 @@ def _subset_source() -> tuple[Mapping[bytes, int] | RankTable, dict[bytes, int]]
     ranks, long = _get_ranks()
     if cache.enabled():
         try:
-            _store_table(ranks, long)
+            table = _store_table(ranks, long)
         except Exception:  # noqa: BLE001 - storing is an optimisation for later processes
-            pass
+            table = None
+        if table is not None:  # the table from now on: the dict of every rank goes (23 MiB)
+            _drop_ranks(ranks)
+            return table, long
     return ranks, long
 
 
+def _drop_ranks(ranks: dict[bytes, int]) -> None:
+    """Forget the ranks read in this process if they are ``ranks`` (:func:`_get_ranks` reads
+    them again when the full encoding needs them)."""
+    global _ranks, _long
+    with _ranks_lock:
+        if _ranks is ranks:
+            _ranks = _long = None
+
+
+_counter: TableCounter | None = None
+"""The rank-table counter (:mod:`unveil.core.bpe`) once :func:`_load` made it."""
+_counter_source: tuple[Mapping[bytes, int] | RankTable, dict[bytes, int]] | None = None
+"""What :data:`_counter` looks ranks up in (subset encodings use it too)."""
+_full_lock = threading.Lock()
+
+
 def _load() -> None:
-    global _encoding, _error, load_seconds
+    """Make counting available (:func:`preload`, :func:`prepare`): the rank-table counter, or,
+    where it cannot be made (``regex`` missing, say), tiktoken's full encoding; :data:`_error`
+    when neither can (the bundled data unreadable or corrupt)."""
+    global _counter, _counter_source, _encoding, _error, load_seconds
     started = time.perf_counter()
     try:
-        if _encoding is None:
-            ranks, _ = _get_ranks()
-            _encoding = _encoding_of(ranks)
+        if _counter is None and _encoding is None:
+            source = _subset_source()
+            try:
+                from unveil.core.bpe import TableCounter
+
+                _counter, _counter_source = TableCounter(*source), source
+            except Exception:  # noqa: BLE001 - the full encoding counts instead
+                log.exception("rank-table counter unavailable; loading tiktoken's encoding")
+                _encoding = _encoding_of(_get_ranks()[0])
         load_seconds = time.perf_counter() - started
     except BaseException as exc:  # noqa: BLE001 - reported to every caller of count()
         _error = exc
@@ -322,20 +347,24 @@ def _load() -> None:
 def _release_ranks(enc: tiktoken.Encoding) -> None:
     """Drop the Python copy of the ranks once the full encoding exists: about 200,000 ``bytes``
     keys, 23 MiB of the language server's resident memory (measured), which nothing reads any
-    more — counting uses tiktoken's ``CoreBPE``, which holds its own copy, and subset encodings
-    are only built before the full one. ``tiktoken.Encoding`` keeps a reference to the dict it
-    was built from (``_mergeable_ranks``, read only when the encoding is pickled, which unveil
-    never does): it is replaced with an empty dict. A later :func:`_get_ranks` reads them again."""
-    global _ranks, _long, _subsets
+    more — tiktoken's ``CoreBPE`` holds its own copy, subset encodings are only built before the
+    full one, and a rank-table counter that was reading that ``dict`` (no rank table in the user
+    cache) is dropped too (the full encoding counts every text from then on; a counter reading
+    the rank table stays). ``tiktoken.Encoding`` keeps a reference to the dict it was built from
+    (``_mergeable_ranks``, read only when the encoding is pickled, which unveil never does): it
+    is replaced with an empty dict. A later :func:`_get_ranks` reads them again."""
+    global _ranks, _long, _subsets, _counter, _counter_source
     with _ranks_lock:
         _ranks = _long = None
     _subsets = None
+    if _counter_source is not None and isinstance(_counter_source[0], dict):
+        _counter = _counter_source = None
     if isinstance(getattr(enc, "_mergeable_ranks", None), dict):
         enc._mergeable_ranks = {}
 
 
 def _load_now() -> None:
-    """Build the full encoding in this thread unless a load was started (then wait for it)."""
+    """Make counting available in this thread unless a load was started (then wait for it)."""
     global _thread
     with _lock:
         mine = _thread is None
@@ -348,7 +377,8 @@ def _load_now() -> None:
 
 
 def preload() -> None:
-    """Start loading the encoding in a daemon thread; returns at once. Safe to call repeatedly."""
+    """Start making counting available (:func:`_load`) in a daemon thread; returns at once. Safe
+    to call repeatedly."""
     global _thread
     with _lock:
         if _thread is None:
@@ -357,9 +387,14 @@ def preload() -> None:
 
 
 def ready() -> bool:
-    """``True`` once counting works without waiting: the encoding is loaded, or :func:`prepare`
-    set up subset encodings (``False`` while loading or if loading failed)."""
-    return (_done.is_set() and _encoding is not None) or _subsets is not None
+    """``True`` once counting works without waiting: the counter or the encoding is loaded
+    (``False`` while loading or if loading failed)."""
+    return _done.is_set() and (_counter is not None or _encoding is not None)
+
+
+def full_loaded() -> bool:
+    """Whether tiktoken's full encoding has been built in this process (tests, the benchmark)."""
+    return _encoding is not None
 
 
 class _Subsets:
@@ -394,56 +429,55 @@ _subsets: _Subsets | None = None
 
 
 def prepare(cover: str | None = None) -> bool:
-    """Make :func:`count` answer without waiting for a background load, for this process:
-    when a load was started (:func:`preload`) or has finished, wait for it; else read the ranks
-    and count with subset encodings (module docstring) until :data:`SUBSET_BUDGET` is spent,
-    then with the full encoding. Returns whether counting works (``False``: loading failed,
-    :func:`error` says why; :func:`count` then raises). Never raises.
+    """Make :func:`count` answer without waiting, for this process: when a load was started
+    (:func:`preload`) or has finished, wait for it; else make the counter here (a few
+    milliseconds: the rank table from the user cache). Returns whether counting works
+    (``False``: loading failed, :func:`error` says why; :func:`count` then raises). Never raises.
 
-    ``cover``: a text whose substrings will be counted (the analysed document): with subset
-    encodings, one encoding covering all of it is built now, instead of one more each time a
-    piece brings new ranks (15 encodings, about 0.1 s, for a 20 KB skill). Nothing is done when
-    it would spend more than half of :data:`SUBSET_BUDGET`."""
+    ``cover``: a text whose substrings will be counted (the analysed document). A text the
+    counter does not cover (:func:`unveil.core.bpe.covered`) is counted by tiktoken: with subset
+    encodings while :data:`SUBSET_BUDGET` lasts, then with the full encoding; when ``cover`` is
+    such a text, one subset encoding covering all of it is built now, instead of one more each
+    time a piece brings new ranks (15 encodings, about 0.1 s, for a 20 KB skill). Nothing is
+    done when it would spend more than half of :data:`SUBSET_BUDGET`."""
     ok = _prepare()
-    subsets = _subsets
-    if ok and cover and subsets is not None and not (_done.is_set() and _encoding is not None):
-        if len(cover) <= SUBSET_BUDGET // 2:
-            subsets.encoder_for(_clean(cover))
+    if ok and cover and _encoding is None and len(cover) <= SUBSET_BUDGET // 2:
+        clean = _clean(cover)
+        if _counter is None or not _covers(clean):
+            subsets = _subsets_now()
+            if subsets is not None:
+                subsets.encoder_for(clean)
     return ok
 
 
 def _prepare() -> bool:
-    global _subsets, _error
-    if _thread is not None or _done.is_set():
-        return wait()
-    if _subsets is not None:
-        return True
-    try:
-        ranks, long = _subset_source()
-    except BaseException as exc:  # noqa: BLE001 - reported by count() through encoding()
-        with _lock:
-            if _thread is None:
-                _error = exc
-                _done.set()
-        return False
+    if _thread is None and not _done.is_set():
+        _load_now()
+    return wait()
+
+
+def _covers(clean: str) -> bool:
+    from unveil.core.bpe import covered
+
+    return covered(clean)
+
+
+def _subsets_now() -> _Subsets | None:
+    """The process's subset encodings (made on first use from the counter's rank source), or
+    ``None`` when there is no such source (the counter was not made)."""
+    global _subsets
     with _lock:
-        if _done.is_set() and _encoding is not None:
-            full = _encoding  # the full encoding arrived meanwhile: no subsets, keep no ranks
-        else:
-            full = None
-            if _subsets is None:
-                _subsets = _Subsets(ranks, long)
-    if full is not None:
-        _release_ranks(full)
-    return True
+        if _subsets is None and _counter_source is not None and _encoding is None:
+            _subsets = _Subsets(*_counter_source)
+        return _subsets
 
 
 def wait() -> bool:
-    """Start loading if needed and wait until loading has finished; ``True`` when the encoding
-    is loaded, ``False`` when loading failed (:func:`error` says why). Never raises."""
+    """Start loading if needed and wait until loading has finished; ``True`` when counting works,
+    ``False`` when loading failed (:func:`error` says why). Never raises."""
     preload()
     _done.wait()
-    return _encoding is not None
+    return _counter is not None or _encoding is not None
 
 
 def error() -> BaseException | None:
@@ -452,16 +486,25 @@ def error() -> BaseException | None:
 
 
 def encoding() -> tiktoken.Encoding:
-    """The loaded ``o200k_base`` encoding; starts loading if needed and waits.
+    """tiktoken's full ``o200k_base`` encoding, built on first use (about 0.25 s of CPU and
+    54 MiB of resident memory; texts the rank-table counter covers never need it).
 
-    Raises :class:`TokenizerError` (or the original error) if loading failed.
+    Raises :class:`TokenizerError` (or the original error) if the bundled data is unusable.
     """
-    preload()
-    _done.wait()
+    global _encoding
     if _encoding is None:
-        if isinstance(_error, TokenizerError):
-            raise _error
-        raise TokenizerError(f"tokenizer failed to load: {_error!r}") from _error
+        with _full_lock:
+            if _encoding is None:
+                wait()
+                if _error is not None and _counter is None and _encoding is None:
+                    if isinstance(_error, TokenizerError):
+                        raise _error
+                    raise TokenizerError(f"tokenizer failed to load: {_error!r}") from _error
+                if _encoding is None:
+                    ranks, _ = _get_ranks()
+                    enc = _encoding_of(ranks)
+                    _encoding = enc
+                    _release_ranks(enc)
     return _encoding
 
 
@@ -484,42 +527,65 @@ def count(text: str, wait: bool) -> int | None: ...
 def count(text: str, wait: bool = True) -> int | None:
     """Number of ``o200k_base`` tokens in ``text`` (ordinary text: special tokens not recognised).
 
-    ``wait=False`` returns ``None`` instead of blocking while the encoding is not loaded, and
-    does not start loading it: building the encoding holds the GIL for about 0.1–0.2 s, which
-    would delay the analysis that asked (the language server's first diagnostics); whoever needs
-    counts starts it (:func:`preload`, :func:`prepare`, :func:`wait`). Raises
-    :class:`TokenizerError` if the bundled data is corrupt. Never raises on any text.
+    Counted by the rank-table counter (:mod:`unveil.core.bpe`) when it covers the text, else by
+    tiktoken (a subset encoding in a process that :func:`prepare`-d, else the full encoding):
+    the same number either way. ``wait=False`` returns ``None`` instead of blocking while
+    counting is not available, and does not start loading; whoever needs counts starts it
+    (:func:`preload`, :func:`prepare`, :func:`wait`). Raises :class:`TokenizerError` if the
+    bundled data is corrupt. Never raises on any text.
     """
     if not text:
         return 0
     if not ready():
         if not wait:
             return None
+        _wait_for_load()
     got = _recent.get(text) if len(text) > PIECE_MIN else _memo.get(text)
     if got is not None:
         return got
     clean = _clean(text)
-    enc = None
-    subsets = _subsets
-    if subsets is not None and not (_done.is_set() and _encoding is not None):
-        enc = subsets.encoder_for(clean)
-        if enc is None:  # budget spent: the full encoding from now on, built here
-            _load_now()
-    if enc is None:
-        enc = encoding()
     if len(clean) > PIECE_MIN:
         n = 0
+        one = None  # chosen for the whole text when a paragraph is not in the memo
         for piece in pieces(clean):
             got = _memo.get(piece)
             if got is None:
-                got = sum(len(enc.encode_ordinary(part)) for part in chunks(piece))
+                one = one or _counting(clean)
+                got = sum(one(part) for part in chunks(piece))
                 _remember(piece, got)
             n += got
         _remember_recent(text, n)
     else:
-        n = len(enc.encode_ordinary(clean))
+        n = _counting(clean)(clean)
         _remember(text, n)
     return n
+
+
+def _counting(clean: str):
+    """``text → tokens`` for ``clean`` and its substrings: the rank-table counter when it covers
+    ``clean`` (:func:`unveil.core.bpe.covered`), else a tiktoken encoding (a subset encoding
+    while they last, else the full one). Raises :class:`TokenizerError`."""
+    counter = _counter
+    if counter is not None and _covers(clean):
+        return counter.count
+    enc = None
+    subsets = _subsets_now() if _encoding is None else None
+    if subsets is not None:
+        enc = subsets.encoder_for(clean)
+    if enc is None:
+        enc = encoding()
+    return _encoder_count(enc)
+
+
+def _wait_for_load() -> None:
+    """:func:`wait` (which :func:`count`'s ``wait`` argument hides there)."""
+    wait()
+
+
+def _encoder_count(enc: tiktoken.Encoding):
+    """``text → len(enc.encode_ordinary(text))``."""
+    encode = enc.encode_ordinary
+    return lambda part: len(encode(part))
 
 
 PIECE_MIN = 2_000

@@ -514,8 +514,10 @@ class UnveilServer(LanguageServer):
         analyses and ask the client to refresh inlay hints."""
         loop = asyncio.get_running_loop()
         if not tokens_mod.ready():
-            # Loading holds the GIL for about 0.2 s (tiktoken builds its tables): start it once the
-            # first diagnostics are out (they never wait for it), or after TOKENIZER_DELAY_S.
+            # Loading holds the GIL (the rank table read and checked, the pre-tokenizer compiled;
+            # tiktoken's encoding only for a text the counter does not cover, core/bpe.py): start
+            # it once the first diagnostics are out (they never wait for it), or after
+            # TOKENIZER_DELAY_S.
             deadline = loop.time() + TOKENIZER_DELAY_S
             while not self._published and loop.time() < deadline:
                 await asyncio.sleep(0.02)
