@@ -127,3 +127,34 @@ def test_the_memo_is_bounded(both, monkeypatch):
     words = " ".join(f"w{i}x" for i in range(50))
     assert fresh.count(words) == counter.count(words)
     assert len(fresh._memo) <= 10
+
+
+def test_long_pre_tokens_go_to_tiktoken_once_the_budget_is_spent(both, monkeypatch):
+    """The counter merges pre-tokens over SIMPLE_MAX bytes itself (about 3 µs a byte) until
+    LONG_BUDGET bytes of them are spent, then hands them to ``long_piece`` (tiktoken's merge in
+    unveil.core.tokens); one that answers ``None`` leaves them to the counter. Counts are the
+    same all along."""
+    enc, _, table = both
+    _, long = tokens._get_ranks()
+    monkeypatch.setattr(bpe, "LONG_BUDGET", 1_000)
+    handed: list[int] = []
+
+    def long_piece(b: bytes) -> int:
+        handed.append(len(b))
+        return len(enc._encode_single_piece(b))
+
+    counter = bpe.TableCounter(table, long, long_piece=long_piece)
+    rng = random.Random(5)
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(n)) for n in (30, 300, 400, 500, 600)]
+    for w in words:
+        assert counter.count(w) == len(enc.encode_ordinary(w)), w
+    assert handed == [500, 600]  # 300 + 400 spent 700 of the 1,000; 500 would pass it
+    assert counter.long_budget == 300
+    refusing = bpe.TableCounter(table, long, long_piece=lambda b: handed.append(-len(b)))
+    refusing.long_budget = 0
+    assert refusing.count(words[-1]) == len(enc.encode_ordinary(words[-1])) and handed[-1] == -600
+
+
+def test_tokens_hands_long_pre_tokens_to_tiktoken_merge():
+    b = ("xq" * 400).encode()
+    assert tokens._long_piece(b) == len(tokens.encoding().encode_ordinary(b.decode()))

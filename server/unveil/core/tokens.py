@@ -331,7 +331,7 @@ def _load() -> None:
             try:
                 from unveil.core.bpe import TableCounter
 
-                _counter, _counter_source = TableCounter(*source), source
+                _counter, _counter_source = TableCounter(*source, long_piece=_long_piece), source
             except Exception:  # noqa: BLE001 - the full encoding counts instead
                 log.exception("rank-table counter unavailable; loading tiktoken's encoding")
                 _encoding = _encoding_of(_get_ranks()[0])
@@ -575,6 +575,15 @@ def _counting(clean: str):
     if enc is None:
         enc = encoding()
     return _encoder_count(enc)
+
+
+def _long_piece(b: bytes) -> int | None:
+    """Tokens of one long pre-token (UTF-8 bytes) by tiktoken's byte-pair merge, without its
+    pre-tokenizer (``Encoding._encode_single_piece``: the merges of
+    :func:`unveil.core.bpe._merge_heap`, compiled); ``None`` when this tiktoken has no such
+    method (the counter then merges it itself). Raises :class:`TokenizerError`."""
+    single = getattr(encoding(), "_encode_single_piece", None)
+    return None if single is None else len(single(b))
 
 
 def _wait_for_load() -> None:
