@@ -158,3 +158,29 @@ def test_long_pre_tokens_go_to_tiktoken_once_the_budget_is_spent(both, monkeypat
 def test_tokens_hands_long_pre_tokens_to_tiktoken_merge():
     b = ("xq" * 400).encode()
     assert tokens._long_piece(b) == len(tokens.encoding().encode_ordinary(b.decode()))
+
+
+def test_ascii_texts_are_split_by_the_ascii_pattern_as_by_the_full_one(both):
+    """O200K_ASCII_PAT (stdlib re) splits every ASCII text as O200K_PAT (regex) does: 20,000
+    generated texts over all 128 code points and contractions in every case, and the corpus's
+    ASCII files; the counts are tiktoken's."""
+    import re
+
+    import regex
+
+    enc, counter, _ = both
+    full = regex.compile(bpe.O200K_PAT).findall
+    ascii_ = re.compile(bpe.O200K_ASCII_PAT).findall
+    rng = random.Random(128)
+    alphabet = [chr(i) for i in range(128)] + ["'s", "'S", "'LL", "'Ve", "'d", "  ", "\r\n", "\n\n", "Ab", "aB"]
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 80)))
+        assert ascii_(text) == full(text), repr(text)
+    for _ in range(300):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 2000)))
+        assert counter.count(text) == len(enc.encode_ordinary(text)), repr(text[:100])
+    files = [p for p in sorted(CORPUS.rglob("*"))[::5] if p.is_file()]
+    texts = [t for t in (p.read_bytes().decode("utf-8", "replace") for p in files) if t.isascii()]
+    assert texts or not files
+    for t in texts:
+        assert ascii_(t) == full(t)

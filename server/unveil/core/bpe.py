@@ -29,6 +29,7 @@ Thread-safe: the table is read-only and the memo's ``dict`` operations are atomi
 from __future__ import annotations
 
 import heapq
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
@@ -46,6 +47,26 @@ O200K_PAT = "|".join(
 )
 """``o200k_base``'s pre-tokenization pattern, as ``tiktoken_ext/openai_public.py`` (tiktoken
 0.14.0) gives it: tiktoken's own encoding is built with it too (:mod:`unveil.core.tokens`)."""
+
+_WS = r"\t\n\x0b\x0c\r "
+O200K_ASCII_PAT = "|".join(
+    [
+        r"[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+        r"[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+        r"[0-9]{1,3}",
+        rf" ?[^{_WS}A-Za-z0-9]+[\r\n/]*",
+        rf"[{_WS}]*[\r\n]+",
+        rf"[{_WS}]+(?![^{_WS}])",
+        rf"[{_WS}]+",
+    ]
+)
+r""":data:`O200K_PAT` for a text of ASCII characters only, for the standard library's ``re``
+(2.4 times as fast as ``regex`` on the corpus's ASCII files): among ASCII characters ``\p{L}``
+is ``[A-Za-z]`` (``\p{Lu}`` ``[A-Z]``, ``\p{Ll}`` ``[a-z]``; no ``Lt``, ``Lm``, ``Lo`` or
+``\p{M}``), ``\p{N}`` is ``[0-9]`` and ``\s`` (Unicode White_Space) is tab, line feed, vertical
+tab, form feed, carriage return and space (not U+001C..U+001F, which ``str.isspace`` counts).
+Tested to split every generated ASCII text and every ASCII corpus file as :data:`O200K_PAT`
+does."""
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "unicode-14-assigned.txt"
 """Code points assigned in Unicode 14.0: one range a line, ``XXXX..YYYY`` or ``XXXX`` (hex)."""
@@ -131,6 +152,7 @@ class TableCounter:
         self._short = ranks.get
         self._long = long.get
         self._findall = regex.compile(O200K_PAT).findall
+        self._ascii_findall = re.compile(O200K_ASCII_PAT).findall
         self._memo: dict[str, int] = {}
         self._long_piece = long_piece
         self.long_budget = LONG_BUDGET
@@ -145,7 +167,7 @@ class TableCounter:
         memo = self._memo
         get = memo.get
         n = 0
-        for pre in self._findall(text):
+        for pre in (self._ascii_findall if text.isascii() else self._findall)(text):
             got = get(pre)
             if got is None:
                 got = self.pieces(pre.encode("utf-8"))
