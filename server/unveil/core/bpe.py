@@ -16,7 +16,7 @@ and ``byte_pair_merge``, tiktoken 0.14):
 
 The two pre-tokenizers read ``\\p{L}``, ``\\p{N}``, ``\\s`` … from their own Unicode tables, so
 they can disagree about a code point one version assigns and the other does not. Every code
-point tried in a probe text (``tests/unit/test_bpe.py``; 39 s for all 1,114,112) was counted the
+point tried in a probe text (``tests/unit/test_bpe.py``; about 20 s for all 1,114,112) was counted the
 same by both for the installed versions, except 17,290 that Python 3.11's Unicode 14.0 data
 leaves unassigned. :func:`covered` therefore accepts a text only when each of its code points
 is assigned in Unicode 14.0 (the ranges of ``unveil/data/unicode-14-assigned.txt``, written by
@@ -77,8 +77,9 @@ SHORT_MAX = 16
 
 MEMO_MAX = 50_000
 """Most pre-tokens whose counts :class:`TableCounter` keeps (emptied past it): prose repeats
-its words. Counting the benign corpus's 3,349 files in one process: 3.6 s with 200,000 (9.4 MiB
-kept), 4.0 s with 50,000 (4.4 MiB), 4.5 s with 20,000; tiktoken's encoding 1.0 s."""
+its words. Counting the benign corpus's 3,349 files whole in one process, before the ASCII
+pattern: 3.6 s with 200,000 (9.4 MiB kept), 4.0 s with 50,000 (4.4 MiB), 4.5 s with 20,000;
+tiktoken's encoding 1.0 s."""
 
 SIMPLE_MAX = 64
 """Pre-tokens of at most this many bytes are merged by scanning every adjacent pair (quadratic,

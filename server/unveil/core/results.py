@@ -175,7 +175,7 @@ def _zipped(text: str) -> tuple[str, bytes]:
 
 def _unzipped(packed: tuple[str, bytes]) -> str:
     """The text :func:`_zipped` packed. Raises ``ValueError`` for bytes that do not decompress
-    or decode (``zlib.error`` is one)."""
+    (``zlib.error``, raised again as a ``ValueError``) or do not decode (``UnicodeDecodeError``)."""
     import zlib
 
     try:
