@@ -52,13 +52,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Mapping, overload
 
+from unveil.core import bpe
 from unveil.core.bpe import O200K_PAT
 
 if TYPE_CHECKING:
     import regex
     import tiktoken
 
-    from unveil.core.bpe import TableCounter
     from unveil.core.rank_table import RankTable
 
 log = logging.getLogger(__name__)
@@ -312,7 +312,7 @@ def _drop_ranks(ranks: dict[bytes, int]) -> None:
             _ranks = _long = None
 
 
-_counter: TableCounter | None = None
+_counter: bpe.TableCounter | None = None
 """The rank-table counter (:mod:`unveil.core.bpe`) once :func:`_load` made it."""
 _counter_source: tuple[Mapping[bytes, int] | RankTable, dict[bytes, int]] | None = None
 """What :data:`_counter` looks ranks up in (subset encodings use it too)."""
@@ -329,9 +329,7 @@ def _load() -> None:
         if _counter is None and _encoding is None:
             source = _subset_source()
             try:
-                from unveil.core.bpe import TableCounter
-
-                _counter, _counter_source = TableCounter(*source, long_piece=_long_piece), source
+                _counter, _counter_source = bpe.TableCounter(*source, long_piece=_long_piece), source
             except Exception:  # noqa: BLE001 - the full encoding counts instead
                 log.exception("rank-table counter unavailable; loading tiktoken's encoding")
                 _encoding = _encoding_of(_get_ranks()[0])
@@ -392,11 +390,6 @@ def ready() -> bool:
     return _done.is_set() and (_counter is not None or _encoding is not None)
 
 
-def full_loaded() -> bool:
-    """Whether tiktoken's full encoding has been built in this process (tests, the benchmark)."""
-    return _encoding is not None
-
-
 class _Subsets:
     """Subset encodings (see the module docstring): the texts covered so far (cleaned) and one
     encoding of the ranks any of them can look up, rebuilt when a new text adds ranks."""
@@ -443,7 +436,7 @@ def prepare(cover: str | None = None) -> bool:
     ok = _prepare()
     if ok and cover and _encoding is None and len(cover) <= SUBSET_BUDGET // 2:
         clean = _clean(cover)
-        if _counter is None or not _covers(clean):
+        if _counter is None or not bpe.covered(clean):
             subsets = _subsets_now()
             if subsets is not None:
                 subsets.encoder_for(clean)
@@ -454,12 +447,6 @@ def _prepare() -> bool:
     if _thread is None and not _done.is_set():
         _load_now()
     return wait()
-
-
-def _covers(clean: str) -> bool:
-    from unveil.core.bpe import covered
-
-    return covered(clean)
 
 
 def _subsets_now() -> _Subsets | None:
@@ -566,7 +553,7 @@ def _counting(clean: str):
     ``clean`` (:func:`unveil.core.bpe.covered`), else a tiktoken encoding (a subset encoding
     while they last, else the full one). Raises :class:`TokenizerError`."""
     counter = _counter
-    if counter is not None and _covers(clean):
+    if counter is not None and bpe.covered(clean):
         return counter.count
     enc = None
     subsets = _subsets_now() if _encoding is None else None
