@@ -139,20 +139,70 @@ def test_a_server_made_without_run_never_waits():
     assert server_mod._WARMED.is_set()
 
 
-def test_only_the_most_recently_analysed_documents_keep_an_incremental_cache():
+def test_an_edited_document_keeps_its_incremental_cache_among_the_most_recently_analysed():
     from unveil.lsp import server as server_mod
 
     server = create_server()
     uris = [f"file:///w/{i}.md" for i in range(server_mod.INCREMENTAL_DOCUMENTS + 3)]
-    caches = {u: server._document_cache(u) for u in uris}
+    for u in uris:
+        server._edited.add(u)  # as did_change does
+    caches = {u: server._document_cache(u, 100) for u in uris}
     kept = list(server._incremental)
     assert kept == uris[3:]  # the three analysed first lost theirs
-    assert server._document_cache(uris[5]) is caches[uris[5]]  # reused, and now the most recent
+    assert server._document_cache(uris[5], 100) is caches[uris[5]]  # reused, and now the most recent
     assert list(server._incremental)[-1] == uris[5]
-    again = server._document_cache(uris[0])  # a dropped one gets a new, empty cache
+    again = server._document_cache(uris[0], 100)  # a dropped one gets a new, empty cache
     assert again is not caches[uris[0]] and again.stats.blocks_reused == 0
     assert len(server._incremental) == server_mod.INCREMENTAL_DOCUMENTS
     assert uris[3] not in server._incremental  # the least recent went out for it
+
+
+def test_a_document_only_opened_loses_its_incremental_cache_when_another_is_analysed():
+    server = create_server()
+    server._edited.add("file:///w/typed.md")
+    typed = server._document_cache("file:///w/typed.md", 1000)
+    opened = [f"file:///w/open{i}.md" for i in range(5)]
+    for u in opened:
+        server._document_cache(u, 1000)
+    # the one typed in and the last opened (its first keystroke would be incremental) keep theirs
+    assert list(server._incremental) == ["file:///w/typed.md", opened[-1]]
+    assert server._incremental["file:///w/typed.md"] is typed
+    assert server._cache_sizes == {"file:///w/typed.md": 1000, opened[-1]: 1000}
+    server.did_close(opened[-1])
+    assert list(server._incremental) == ["file:///w/typed.md"] and list(server._cache_sizes) == ["file:///w/typed.md"]
+
+
+def test_the_kept_incremental_caches_stay_within_the_size_budget(monkeypatch):
+    from unveil.lsp import server as server_mod
+
+    monkeypatch.setattr(server_mod, "INCREMENTAL_BUDGET_CHARS", 1000)
+    server = create_server()
+    for name in ("a", "b", "c", "d"):
+        server._edited.add(f"file:///w/{name}.md")
+    server._document_cache("file:///w/a.md", 400)
+    server._document_cache("file:///w/b.md", 400)
+    assert list(server._incremental) == ["file:///w/a.md", "file:///w/b.md"]  # 800 <= 1000
+    server._document_cache("file:///w/c.md", 300)  # 1100: the least recent goes
+    assert list(server._incremental) == ["file:///w/b.md", "file:///w/c.md"]
+    server._document_cache("file:///w/d.md", 5000)  # alone over the budget: still keeps its own
+    assert list(server._incremental) == ["file:///w/d.md"]
+    server._document_cache("file:///w/c.md", 300)  # d is over the budget with c: d goes, c stays
+    assert list(server._incremental) == ["file:///w/c.md"]
+
+
+def test_reopening_a_document_forgets_that_it_was_edited(monkeypatch):
+    server = create_server()
+    requested = []
+    monkeypatch.setattr(server.scheduler, "request", lambda uri, immediate=False: requested.append(uri))
+    uri = "file:///w/a.md"
+    server._edited.add(uri)
+    server._document_cache(uri, 10)
+    server.did_open(uri)  # a new epoch
+    assert requested == [uri]
+    assert uri not in server._incremental and uri not in server._edited
+    server._document_cache(uri, 10)
+    server._document_cache("file:///w/b.md", 10)
+    assert list(server._incremental) == ["file:///w/b.md"]
 
 
 def test_the_analysis_takes_the_open_documents_moved_line_index():

@@ -41,8 +41,13 @@ from unveil.lsp.scheduler import LatestWinsScheduler
 log = logging.getLogger("unveil.lsp")
 
 INCREMENTAL_DOCUMENTS = 8
-"""Open documents that keep an incremental cache between versions: the most recently analysed
-(see :meth:`UnveilServer._document_cache`)."""
+"""At most this many open documents keep an incremental cache between versions (see
+:meth:`UnveilServer._document_cache`)."""
+INCREMENTAL_BUDGET_CHARS = 600_000
+"""Code points of text, summed over the documents that keep an incremental cache, above which
+the least recently analysed lose theirs (the most recent always keeps its own). A cache costs
+80–120 bytes per code point (the 292 KB corpus file's 23 MB, a 70 KB one's 8 MB, measured with
+``tracemalloc`` after three versions), so this bounds them near 60 MB."""
 ANALYSIS_WORKERS = 4
 """Analysis threads. Runs for one document never overlap (the scheduler), so several threads let
 a small document be analysed while a 1 MB one is (the GIL interleaves them every few ms): one
@@ -100,6 +105,8 @@ class UnveilServer(LanguageServer):
         self._served_tokens: dict[str, Any] = {}
         # per recently analysed open document, reused between versions (see _document_cache)
         self._incremental: OrderedDict[str, DocumentCache] = OrderedDict()
+        self._cache_sizes: dict[str, int] = {}  # code points of the text each cache was last used for
+        self._edited: set[str] = set()  # open documents changed since they were opened
         self._refresh_running = False
         self._refresh_again = False
         self._reported_problems: tuple[str, ...] = ()
@@ -184,27 +191,48 @@ class UnveilServer(LanguageServer):
     def did_open(self, uri: str) -> None:
         self._next_epoch += 1
         self._epoch[uri] = self._next_epoch
-        self._incremental.pop(uri, None)  # a new epoch starts from nothing
+        self._drop_cache(uri)  # a new epoch starts from nothing
+        self._edited.discard(uri)
         self.scheduler.request(uri, immediate=True)
 
-    def _document_cache(self, uri: str) -> DocumentCache:
-        """The :class:`~unveil.core.incremental.DocumentCache` of ``uri``, created on first use;
-        only the :data:`INCREMENTAL_DOCUMENTS` most recently analysed documents keep one (the
-        one being typed in is always among them). A cache holds about two versions of a
-        document's parse and matches, some 60 bytes per byte of text: with 50 corpus files open
-        (2.5 MB) the caches were 78 of the process's 235 MiB (measured in-process), although
-        only the documents being edited use them. A document whose cache was dropped gets a
-        new one: its next version is parsed in full, with the same result."""
+    def _document_cache(self, uri: str, size: int = 0) -> DocumentCache:
+        """The :class:`~unveil.core.incremental.DocumentCache` of ``uri`` (whose current text
+        is ``size`` code points), created on first use. A cache holds about two versions of a
+        document's parse and matches, 80–120 bytes per code point, and only a document being
+        typed in uses it, so the others lose theirs once another document is analysed:
+
+        * the most recently analysed document always keeps its cache (a document just opened
+          gets one: the first keystroke in it is already incremental);
+        * an earlier one keeps its cache only if it was changed since it was opened
+          (:meth:`did_change`), and only while it is among the :data:`INCREMENTAL_DOCUMENTS`
+          most recently analysed and the kept documents' sizes sum to at most
+          :data:`INCREMENTAL_BUDGET_CHARS`.
+
+        With 50 corpus files opened one by one (2.5 MB) after typing in the 292 KB one, the
+        caches of the eight last opened were 47 of the process's 187 MiB (``bench.py``); now
+        only the last opened and the one typed in keep theirs. A document whose cache was
+        dropped gets a new one: its next version is parsed in full, with the same result."""
         cache = self._incremental.get(uri)
         if cache is None:
             cache = self._incremental[uri] = DocumentCache()
-            while len(self._incremental) > INCREMENTAL_DOCUMENTS:
-                self._incremental.popitem(last=False)
         else:
             self._incremental.move_to_end(uri)
+        self._cache_sizes[uri] = size
+        for other in [u for u in self._incremental if u != uri and u not in self._edited]:
+            self._drop_cache(other)
+        while len(self._incremental) > 1 and (
+            len(self._incremental) > INCREMENTAL_DOCUMENTS
+            or sum(self._cache_sizes.get(u, 0) for u in self._incremental) > INCREMENTAL_BUDGET_CHARS
+        ):
+            self._drop_cache(next(iter(self._incremental)))
         return cache
 
+    def _drop_cache(self, uri: str) -> None:
+        self._incremental.pop(uri, None)
+        self._cache_sizes.pop(uri, None)
+
     def did_change(self, uri: str) -> None:
+        self._edited.add(uri)
         self.scheduler.request(uri)
         self._notify("on_change", uri)
 
@@ -218,8 +246,10 @@ class UnveilServer(LanguageServer):
             self._durations,
             self._served_tokens,
             self._incremental,
+            self._cache_sizes,
         ):
             d.pop(uri, None)
+        self._edited.discard(uri)
         if not any(self._notify("on_close", uri)):  # a listener may publish the on-disk state instead
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
@@ -348,7 +378,7 @@ class UnveilServer(LanguageServer):
             self.encoding,
             self.open_texts(),
             stale,
-            self._document_cache(uri),
+            self._document_cache(uri, len(doc.source)),
             known() if (known := getattr(doc, "known_document", None)) is not None else None,
         )
         self._inflight[uri] = (key, fut)
