@@ -124,11 +124,25 @@ def test_benign_encodings_are_quiet(line):
 
 
 def test_english_words_loads():
+    listed = ob.english_word_list()
+    assert len(listed) == len(set(listed)) == 27_476
+    assert all(len(w) >= 3 and w.isascii() and w.isalpha() and w == w.lower() for w in listed)
     words = ob.english_words()
-    assert len(words) > 20000 and {"disable", "push", "without", "asking"} <= words
-    assert "qvfnoyr" not in words and "gur" not in words
     assert len(words) == 27_476
-    assert all(len(w) >= 3 and w.isascii() and w.isalpha() and w == w.lower() for w in words)
+    assert all(w in words for w in ("disable", "push", "without", "asking"))
+    assert "qvfnoyr" not in words and "gur" not in words
+
+
+def test_the_word_set_answers_as_a_set_of_its_words():
+    listed = ob.english_word_list()
+    words = ob.english_words()
+    assert all(w in words for w in listed)
+    known = frozenset(listed)
+    probes = [w.translate(ob._ROT13) for w in listed] + [w + "s" for w in listed] + [w[:-1] for w in listed]
+    probes += ["", "a", "the", "THE", "Disable", "caf\u00e9", "x" * 40, "\U0001f600"]
+    assert [p in words for p in probes] == [p in known for p in probes]
+    assert sum(p in known for p in probes) > 1000  # the probes hold both answers
+    assert 5 not in ob.WordSet([]) and len(ob.WordSet(["a", "a", "b"])) == 2
 
 
 def test_reads_as_instruction():

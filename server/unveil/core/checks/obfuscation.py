@@ -974,24 +974,59 @@ RAW_DICT_MAX = 0.35
 MIN_PROSE_WORDS = 4
 
 
-@lru_cache(maxsize=1)
-def english_words() -> frozenset[str]:
-    """The most frequent English words (lower case, ASCII letters, 3+): the first
-    :data:`DICT_WORDS` entries of the ``wordfreq`` package's ``small_en`` list (Speer et al.,
-    wordfreq 3.1.1, data CC BY-SA 4.0), bundled as ``unveil/data/english-words.txt.gz`` by
-    ``scripts/gen_english_words.py`` (27,476 words, one per line, most frequent first; see
+def english_word_list() -> list[str]:
+    """The most frequent English words (lower case, ASCII letters, 3+), most frequent first: the
+    first :data:`DICT_WORDS` entries of the ``wordfreq`` package's ``small_en`` list (Speer et
+    al., wordfreq 3.1.1, data CC BY-SA 4.0), bundled as ``unveil/data/english-words.txt.gz`` by
+    ``scripts/gen_english_words.py`` (27,476 words, one per line; see
     ``unveil/data/README.md``), which keeps only such words (a test checks the bundled file), so
-    they are taken as they are. Read once, about 10 ms. Empty when the file cannot be read (every
-    text then reads as not English: nothing new is reported)."""
+    they are taken as they are. Read anew on each call, about 10 ms. Empty when the file cannot
+    be read."""
     import gzip
 
     path = Path(__file__).resolve().parents[2] / "data" / "english-words.txt.gz"
     try:
         with gzip.open(path, "rt", encoding="utf-8") as f:
-            words = f.read().split()
+            return f.read().split()
     except (OSError, EOFError, UnicodeDecodeError):
-        return frozenset()
-    return frozenset(words)
+        return []
+
+
+class WordSet:
+    """Membership in a fixed set of words, kept as the sorted ``hash()`` of each word in one
+    ``array('q')`` (8 bytes a word) instead of a ``frozenset`` of strings: 0.2 MB instead of
+    3.6 MB for :func:`english_word_list` (``tracemalloc``), in every process that decodes text
+    (the language server, each ``unveil check`` worker). A lookup is a binary search (C,
+    ``bisect``) on the word's hash, which a ``str`` computes once and keeps. ``hash`` of a string
+    is salted per process (``PYTHONHASHSEED``), and both sides are hashed in this process. A
+    string that is not a word is taken for one only if its 64-bit hash equals a word's: about
+    27,476 in 2**64 per lookup, and an attacker cannot aim at it without the process's salt (and
+    a false "known" word only makes a text look more like English)."""
+
+    __slots__ = ("_hashes", "_n")
+
+    def __init__(self, words) -> None:
+        from array import array
+
+        self._hashes = array("q", sorted({hash(w) for w in words}))
+        self._n = len(self._hashes)
+
+    def __contains__(self, word: object) -> bool:
+        from bisect import bisect_left
+
+        h = hash(word)
+        i = bisect_left(self._hashes, h)
+        return i < self._n and self._hashes[i] == h
+
+    def __len__(self) -> int:
+        return self._n
+
+
+@lru_cache(maxsize=1)
+def english_words() -> WordSet:
+    """:func:`english_word_list` as a :class:`WordSet`, made once per process. Empty when the
+    file cannot be read (every text then reads as not English: nothing new is reported)."""
+    return WordSet(english_word_list())
 
 
 def dictionary_rate(words: list[str]) -> float:
