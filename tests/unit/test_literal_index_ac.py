@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -45,7 +46,7 @@ def test_scan_equals_per_literal_find():
         for lit in index.literals:
             found = _find_all(doc, lit)
             assert present[lit] == bool(found), lit
-            assert positions.get(lit, []) == found, lit
+            assert list(positions.get(lit, [])) == found, lit
 
 
 def test_overlapping_occurrences_and_code_point_offsets():
@@ -54,8 +55,33 @@ def test_overlapping_occurrences_and_code_point_offsets():
     doc = "\U0001f600é\u200b aaaa abca"
     present, positions = index.scan(doc)
     assert present == {"aaa": True, "abc": True, "bca": True}
-    assert positions == {"aaa": [4, 5], "abc": [9], "bca": [10]}
-    assert positions["aaa"] == _find_all(doc, "aaa")
+    assert {k: (v.typecode, list(v)) for k, v in positions.items()} == {
+        "aaa": ("q", [4, 5]),
+        "abc": ("q", [9]),
+        "bca": ("q", [10]),
+    }
+    assert list(positions["aaa"]) == _find_all(doc, "aaa")
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 8, 64])
+def test_a_text_searched_in_stretches_gives_every_match_once(monkeypatch, chunk):
+    """Stretches shorter than the literals, as long as them, longer: every occurrence of every
+    literal once, at its code-point offset, in generated texts of overlapping literal pieces
+    (astral and combining code points between them)."""
+    monkeypatch.setattr(literal_index, "SCAN_CHUNK", chunk)
+    lits = ["aaa", "aaaa", "abab", "bab", "abc", "cab", "\U0001f600aa", "é\u0301b"]
+    index = literal_index.LiteralIndex(lits)
+    rnd = random.Random(chunk)
+    pieces = ["a", "b", "c", "aa", "ab", "\U0001f600", "é\u0301", " ", "\n"]
+    for _ in range(60):
+        doc = "".join(rnd.choice(pieces) for _ in range(rnd.randrange(0, 80)))
+        present, positions = index.scan(doc)
+        for lit in index.literals:
+            found = _find_all(doc, lit)
+            assert present[lit] == bool(found), (doc, lit)
+            assert list(positions.get(lit, [])) == found, (doc, lit)
+    assert index.scan("") == (dict.fromkeys(index.literals, False), {})
+    assert index.scan("ab" * 10 + "\udcff") is None  # a lone surrogate in a later stretch
 
 
 def test_lone_surrogates_fall_back_to_per_literal_scans():
@@ -140,3 +166,19 @@ def test_presence_across_the_first_join():
         text = "x" * at + "needle" + "y" * 100_000
         assert literal_index.occurs(ac, text, 6) is True
     assert literal_index.occurs(ac, "x" * 200_000, 6) is False
+
+
+@pytest.mark.parametrize("chunk", [7, 100, 4096])
+def test_the_clause_literals_found_in_stretches_are_those_found_at_once(monkeypatch, chunk):
+    """``clauses._occurrences`` (both automata, the slot literals of every language) with the
+    text searched in stretches equals one search of the whole text, on sampled rule examples."""
+    from unveil.core.checks import clauses
+
+    crs = clauses.load_clause_rules()
+    rnd = random.Random(chunk)
+    texts = _examples()
+    docs = ["\n\n".join(rnd.sample(texts, 30)).casefold() for _ in range(4)]
+    whole = [clauses._occurrences(doc, crs) for doc in docs]
+    assert sum(len(starts) for starts, _ in whole) > 1000
+    monkeypatch.setattr(literal_index, "SCAN_CHUNK", chunk)
+    assert [clauses._occurrences(doc, crs) for doc in docs] == whole

@@ -57,6 +57,7 @@ import regex
 
 from unveil.core import context as cx
 from unveil.core import scope
+from unveil.core.checks.literal_index import stretch_matches
 from unveil.core.findings import Finding, Severity
 from unveil.core.rules import Rule, bundled_rules
 
@@ -1247,7 +1248,8 @@ def _occurrences(folded: str, crs: ClauseRules) -> tuple[list[int], list[str]]:
     if auto is not None:
         try:
             ranks = [rank[lit] for lit in crs.index.literals]
-            keys = [start * width + ranks[i] for i, start, _e in auto.find_matches_as_indexes(folded, overlapping=True)]
+            reach = max(map(len, crs.index.literals)) - 1
+            keys = [start * width + ranks[i] for i, start in stretch_matches(auto, folded, reach)]
         except UnicodeError:  # lone surrogates: the library cannot take them
             keys, lits = [], list(crs.index.literals)
     else:
@@ -1257,9 +1259,8 @@ def _occurrences(folded: str, crs: ClauseRules) -> tuple[list[int], list[str]]:
     if auto is not None and short:
         try:
             ranks = [rank[lit] for lit in short]
-            keys.extend(
-                start * width + ranks[i] for i, start, _e in auto.find_matches_as_indexes(folded, overlapping=True)
-            )
+            found = [start * width + ranks[i] for i, start in stretch_matches(auto, folded, max(map(len, short)) - 1)]
+            keys.extend(found)
             short = []
         except UnicodeError:
             pass

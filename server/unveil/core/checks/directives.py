@@ -89,6 +89,7 @@ from __future__ import annotations
 import logging
 import time
 import weakref
+from array import array
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -505,7 +506,7 @@ class _Target:
         self.present: dict[str, bool] = {}
         self._words: str | None | bool = False  # the word index, built on first use (False: not yet)
         self.lines: _Lines | None = None
-        self.positions: dict[str, list[int]] = {}  # offsets of the literals a _LiteralIndex scanned
+        self.positions: dict[str, array[int]] = {}  # offsets of the literals a _LiteralIndex scanned
         self.indexed: set[str] = set()  # those literals
         self.scanned: set[int] = set()  # id()s of the _LiteralIndex objects already run on folded
         self.orig_start = orig_start

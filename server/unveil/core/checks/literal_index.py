@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import re
 import time
+from array import array
 from bisect import bisect_right
 from functools import lru_cache
 from hashlib import blake2b as _blake2b
+from typing import Iterator
 from zlib import crc32 as _crc32
 
 import regex
@@ -56,10 +58,10 @@ class Lines:
         self.runs: dict[str, int] = {}
         self.present: dict[str, bool] = {}  # literal -> occurs (shared with may_match)
         self.words: str | None = None  # the word_index of folded, when built
-        self.occurrences_of: dict[str, tuple[int, list[int] | None]] = {}
+        self.occurrences_of: dict[str, tuple[int, array[int] | None]] = {}
         # literal -> sorted start offsets in folded, for the literals a LiteralIndex scanned
         # (absent: not indexed, or it does not occur when present[literal] is False)
-        self.positions: dict[str, list[int]] = {}
+        self.positions: dict[str, array[int]] = {}
         self.indexed: set[str] = set()
         self.starts = [0] + [m.end() for m in _LINE_FEED.finditer(folded)] if self.ok else [0]
         self.n = len(self.starts)
@@ -78,7 +80,7 @@ class Lines:
         out: set[int] = set()
         find, starts = self.folded.find, self.starts
         if lit in self.indexed:  # offsets from the one Aho–Corasick pass
-            occ = self.positions.get(lit, [])
+            occ = self.positions.get(lit, _NONE)
             lines = None if len(occ) > limit else {bisect_right(starts, j) - 1 for j in occ}
             self.lines_of[lit] = lines
             return lines
@@ -154,8 +156,9 @@ class Lines:
             got = self._digests = [digest(text[a:b]) for a, b in self.chunks()]
         return got
 
-    def occurrences(self, lit: str, limit: int) -> list[int] | None:
-        """Offsets of ``lit`` in the case-folded view (``None`` when more than ``limit``)."""
+    def occurrences(self, lit: str, limit: int) -> array[int] | list[int] | None:
+        """Offsets of ``lit`` in the case-folded view, ascending (``None`` when more than
+        ``limit``). Kept for the rest of the analysis as an ``array('q')`` (:func:`offsets`)."""
         got = self.occurrences_of.get(lit)
         if got is not None and (got[1] is not None or limit <= got[0]):
             return got[1]
@@ -165,7 +168,7 @@ class Lines:
         if hit is False:
             return []
         if lit in self.indexed:  # offsets from the one Aho–Corasick pass
-            occ = self.positions.get(lit, [])
+            occ = self.positions.get(lit, _NONE)
             found = occ if len(occ) <= limit else None
             self.occurrences_of[lit] = (limit, found)
             return found
@@ -178,8 +181,9 @@ class Lines:
                 return None
             out.append(i)
             i = find(lit, i + 1)
-        self.occurrences_of[lit] = (limit, out)
-        return out
+        kept = offsets(out)
+        self.occurrences_of[lit] = (limit, kept)
+        return kept
 
     def windows(self, clauses, bounds) -> list[tuple[int, int, int]] | None:
         """For a pattern whose matches contain a member of every clause of ``clauses`` and whose
@@ -499,30 +503,65 @@ class LiteralIndex:
             except Exception:  # noqa: BLE001 - no index: the per-literal scans still work
                 self.automaton = None
 
-    def scan(self, folded: str) -> tuple[dict[str, bool], dict[str, list[int]]] | None:
+    def scan(self, folded: str) -> tuple[dict[str, bool], dict[str, array[int]]] | None:
         """``(presence of every indexed literal, sorted start offsets of those present)``, or
         ``None`` without an automaton or when ``folded`` holds lone surrogates (undecodable bytes
         kept with ``surrogateescape``, which the library cannot take): the per-literal scans
-        then run as before."""
+        then run as before.
+
+        The matches come from :func:`stretch_matches` (one stretch's list alive at a time)."""
         if self.automaton is None:
             return None
         lits = self.literals
-        positions: dict[str, list[int]] = {}
+        found: dict[int, array[int]] = {}
         try:
-            found = self.automaton.find_matches_as_indexes(folded, overlapping=True)
+            for i, start in stretch_matches(self.automaton, folded, max(map(len, lits)) - 1):
+                got = found.get(i)
+                if got is None:
+                    got = found[i] = array("q")
+                got.append(start)
         except UnicodeError:
             return None
-        for i, start, _end in found:
-            got = positions.get(lits[i])
-            if got is None:
-                positions[lits[i]] = [start]
-            else:
-                got.append(start)
-        for v in positions.values():
-            v.sort()
+        kept = {lits[i]: offsets(sorted(v)) for i, v in found.items()}
         present = dict.fromkeys(lits, False)
-        present.update(dict.fromkeys(positions, True))
-        return present, positions
+        present.update(dict.fromkeys(kept, True))
+        return present, kept
+
+
+SCAN_CHUNK = 1 << 20
+"""Code points of text one Aho–Corasick search covers (:func:`stretch_matches`)."""
+
+
+def stretch_matches(automaton, text: str, reach: int) -> Iterator[tuple[int, int]]:
+    """``(literal number, start)`` of every overlapping match of ``automaton`` (an
+    ``ahocorasick_rs.AhoCorasick``) in ``text``, in code points, ``reach`` being its longest
+    literal's length less one. The library returns every match of a search at once, a tuple of
+    three integers each (about 130 bytes; a padded 10 MB file has 1.25 million matches of the
+    directive literals), so the text is searched in stretches of :data:`SCAN_CHUNK` code points,
+    each reaching ``reach`` past its end, and a stretch gives the matches that start in it (one
+    starting in the overlap is the next stretch's): the same matches, ordered by stretch, with
+    one stretch's list alive at a time. Raises ``UnicodeError`` as the library does (lone
+    surrogates), after the matches of the stretches before."""
+    n = len(text)
+    step = SCAN_CHUNK
+    for a in range(0, max(n, 1), step):
+        part = text if a == 0 and n <= step else text[a : a + step + reach]
+        for i, start, _end in automaton.find_matches_as_indexes(part, overlapping=True):
+            if start < step:
+                yield i, a + start
+
+
+_NONE: array[int] = array("q")
+"""No offsets (never changed)."""
+
+
+def offsets(values: list[int]) -> array[int]:
+    """``values`` (code-point offsets) as an ``array('q')``: 8 bytes an offset where a list of
+    Python integers takes 36 (the pointer and the integer object). The literal offsets the
+    directive rules keep for a whole analysis were the largest part of a big file's state: 80 MB
+    of lists for a padded 10 MB ``AGENTS.md`` (``sys.getsizeof`` over the lists and their
+    integers). Read by iteration, ``len``, indexing and slicing, as the lists were."""
+    return array("q", values)
 
 
 _WORD_RUN = regex.compile(r"\w+")
