@@ -142,19 +142,53 @@ def test_findings_identical_with_and_without_the_index(monkeypatch):
     st.lists(st.text("abc\u00e9", min_size=1, max_size=5), min_size=1, max_size=4),
     st.text("abc\u00e9 \n", max_size=60),
     st.tuples(st.integers(1, 9), st.integers(1, 20)),
+    st.integers(1, 15),
 )
-def test_presence_from_pieces_is_presence_in_the_whole_text(literals, text, chunks):
+def test_presence_from_pieces_is_presence_in_the_whole_text(literals, text, chunks, stretch):
     import ahocorasick_rs
 
     ac = ahocorasick_rs.AhoCorasick(literals)
     longest = max(map(len, literals))
-    old = literal_index.PRESENCE_CHUNKS
-    literal_index.PRESENCE_CHUNKS = chunks  # small pieces: occurrences across their joins
+    old = literal_index.PRESENCE_CHUNKS, literal_index.SCAN_CHUNK
+    # small pieces, then small stretches: occurrences across their joins
+    literal_index.PRESENCE_CHUNKS, literal_index.SCAN_CHUNK = chunks, stretch
     try:
         got = literal_index.occurs(ac, text, longest)
     finally:
-        literal_index.PRESENCE_CHUNKS = old
+        literal_index.PRESENCE_CHUNKS, literal_index.SCAN_CHUNK = old
     assert got is any(lit in text for lit in literals)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.text("ab\u00e9\U0001f600", min_size=1, max_size=5), min_size=1, max_size=5),
+    st.text("ab\u00e9\U0001f600 ", max_size=80),
+    st.integers(1, 12),
+    st.sampled_from(["LeftmostLongest", "LeftmostFirst"]),
+)
+def test_leftmost_matches_in_stretches_are_those_of_one_search(literals, text, stretch, kind):
+    import ahocorasick_rs
+
+    ac = ahocorasick_rs.AhoCorasick(literals, matchkind=getattr(ahocorasick_rs.MatchKind, kind))
+    whole = [(a, b) for _i, a, b in ac.find_matches_as_indexes(text)]
+    old = literal_index.SCAN_CHUNK
+    literal_index.SCAN_CHUNK = stretch
+    try:
+        got = literal_index.leftmost_matches(ac, text, max(map(len, literals)) - 1)
+    finally:
+        literal_index.SCAN_CHUNK = old
+    assert got == whole
+
+
+def test_leftmost_matches_of_a_long_text_across_the_stretch_joins(monkeypatch):
+    import ahocorasick_rs
+
+    monkeypatch.setattr(literal_index, "SCAN_CHUNK", 1000)
+    ac = ahocorasick_rs.AhoCorasick(["needle", "need", "dle n"], matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
+    for at in range(990, 1002):  # the match ends before, on and after the first stretch's end
+        text = "x" * at + "needle needle" + "y" * 2_500 + "needle"
+        want = [(at, at + 6), (at + 7, at + 13), (len(text) - 6, len(text))]
+        assert literal_index.leftmost_matches(ac, text, 5) == want
 
 
 def test_presence_across_the_first_join():

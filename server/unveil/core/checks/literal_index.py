@@ -462,18 +462,22 @@ def occurs(ac, text: str, longest: int) -> bool:
     ``longest - 1`` code points before the previous one ended, so every occurrence lies whole in
     one piece. A literal that occurs early (a common trigger in a long document) is found
     without listing every match of the whole text (0.7 ms → 0.02 ms for the escalation
-    triggers of the 294 KB corpus file). Raises what ``find_matches_as_indexes`` raises (a
-    ``UnicodeError`` or ``ValueError`` for lone surrogates)."""
+    triggers of the 294 KB corpus file); past those, pieces of :data:`SCAN_CHUNK` code points
+    (a long text is neither copied whole nor its matches listed at once). Raises what
+    ``find_matches_as_indexes`` raises (a ``UnicodeError`` or ``ValueError`` for lone
+    surrogates)."""
     n = len(text)
     start = 0
-    for size in (*PRESENCE_CHUNKS, n):
+    k = 0
+    while True:
+        size = max(PRESENCE_CHUNKS[k] if k < len(PRESENCE_CHUNKS) else SCAN_CHUNK, 2 * longest)
+        k += 1
         end = min(n, start + size)
         if end >= n:
             return bool(ac.find_matches_as_indexes(text[start:] if start else text))
         if ac.find_matches_as_indexes(text[start:end]):
             return True
         start = max(0, end - max(longest - 1, 0))
-    return False  # (not reached: the last piece ends at n)
 
 
 AC_MIN_LEN = 3
@@ -530,6 +534,37 @@ class LiteralIndex:
 
 SCAN_CHUNK = 1 << 20
 """Code points of text one Aho–Corasick search covers (:func:`stretch_matches`)."""
+
+
+def leftmost_matches(automaton, text: str, reach: int) -> list[tuple[int, int]]:
+    """``(start, end)`` of the matches ``automaton.find_matches_as_indexes(text)`` gives for a
+    leftmost (non-overlapping) ``ahocorasick_rs.AhoCorasick`` whose longest literal is
+    ``reach + 1`` code points, searched in stretches of :data:`SCAN_CHUNK` code points (see
+    :func:`stretch_matches`): each stretch's search starts where the last kept match ended (or
+    at the stretch's start) and reaches ``reach`` past the stretch's end, and keeps the matches
+    that start in the stretch. The same matches: a leftmost search resumes after each match,
+    and every literal starting in a stretch ends inside its search. Raises what the library
+    raises."""
+    n = len(text)
+    find = automaton.find_matches_as_indexes
+    if n <= SCAN_CHUNK:
+        return [(a, b) for _i, a, b in find(text)]
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for stop in range(SCAN_CHUNK, n + SCAN_CHUNK, SCAN_CHUNK):
+        if pos >= n:
+            break
+        last = stop >= n
+        part_end = n if last else min(n, stop + reach)
+        if pos < stop:
+            for _i, a, b in find(text[pos:part_end]):
+                if not last and pos + a >= stop:
+                    break  # the next stretch's
+                out.append((pos + a, pos + b))
+            if out and out[-1][1] > pos:
+                pos = out[-1][1]
+        pos = max(pos, stop)
+    return out
 
 
 def stretch_matches(automaton, text: str, reach: int) -> Iterator[tuple[int, int]]:

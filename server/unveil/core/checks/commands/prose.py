@@ -318,10 +318,11 @@ def _spliced(auto, low: str) -> list[tuple[int, int]]:
     (:func:`unveil.core.checks.splice.splice`; exact: ``tests/unit/test_prose_splice.py``
     compares spliced and fresh matches over generated edits); else one pass."""
     from unveil.core.checks import splice as sp
+    from unveil.core.checks.literal_index import leftmost_matches
 
     cache = scope.document_cache()
     if cache is None or len(low) < SPLICE_MIN:
-        return [(a, b) for _i, a, b in auto.find_matches_as_indexes(low)]
+        return leftmost_matches(auto, low, _longest() - 1)
     reach = _longest()
     prev = cache.kept.get(_KEPT)
     got = None
@@ -331,7 +332,7 @@ def _spliced(auto, low: str) -> list[tuple[int, int]]:
         except TimeoutError:  # (not raised: the automaton has no time-out; kept for the contract)
             got = None
     if got is None:
-        got = [(a, b, a, b) for _i, a, b in auto.find_matches_as_indexes(low)]
+        got = [(a, b, a, b) for a, b in leftmost_matches(auto, low, reach - 1)]
     kept = sp.entry(0, reach, got)
     if kept is not None:
         cache.kept[_KEPT] = (auto, low, kept)
