@@ -1259,6 +1259,8 @@ def _occurrences(folded: str, crs: ClauseRules) -> tuple[list[int], list[str]]:
     if auto is not None and short:
         try:
             ranks = [rank[lit] for lit in short]
+            # listed before extending: a lone surrogate met in a later stretch must not leave the
+            # earlier stretches' matches in keys (the per-literal scans below find them again)
             found = [start * width + ranks[i] for i, start in stretch_matches(auto, folded, max(map(len, short)) - 1)]
             keys.extend(found)
             short = []

@@ -316,7 +316,8 @@ def _spliced(auto, low: str) -> list[tuple[int, int]]:
     at least :data:`SPLICE_MIN` code points, the previous version's matches before and after
     the edit kept (those after it shifted) and only the stretch around the edit searched again
     (:func:`unveil.core.checks.splice.splice`; exact: ``tests/unit/test_prose_splice.py``
-    compares spliced and fresh matches over generated edits); else one pass."""
+    compares spliced and fresh matches over generated edits); else one search of the whole text
+    (stretch by stretch: :func:`unveil.core.checks.literal_index.leftmost_matches`)."""
     from unveil.core.checks import splice as sp
     from unveil.core.checks.literal_index import leftmost_matches
 
