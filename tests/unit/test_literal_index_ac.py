@@ -216,3 +216,23 @@ def test_the_clause_literals_found_in_stretches_are_those_found_at_once(monkeypa
     assert sum(len(starts) for starts, _ in whole) > 1000
     monkeypatch.setattr(literal_index, "SCAN_CHUNK", chunk)
     assert [clauses._occurrences(doc, crs) for doc in docs] == whole
+
+
+def test_an_analysis_with_small_stretches_finds_what_one_search_finds(monkeypatch):
+    """Every check's Aho–Corasick searches in stretches of 211 code points (a long file's are
+    2**20): the same findings as with one search each, on a document of the rules' bad
+    examples, whose matches straddle many stretch joins."""
+    monkeypatch.setattr(directives, "PATTERN_TIMEOUT", 60.0)  # a loaded machine must not time out
+    tokens.wait()
+    rnd = random.Random(23)
+    bad = [e.text for r in bundled_rules() for e in r.bad if len(e.text) <= 5000]
+    doc = "# Agent\n\n" + "\n\n".join(rnd.sample(bad, 120))
+    assert len(doc) > 40 * 211
+
+    def findings():
+        return [(f.rule, f.severity, f.start, f.end, f.message) for f in analyze(doc, "/r/AGENTS.md").findings]
+
+    whole = findings()
+    assert len(whole) > 100
+    monkeypatch.setattr(literal_index, "SCAN_CHUNK", 211)
+    assert findings() == whole
