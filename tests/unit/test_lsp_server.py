@@ -195,10 +195,13 @@ def test_reopening_a_document_forgets_that_it_was_edited(monkeypatch):
     requested = []
     monkeypatch.setattr(server.scheduler, "request", lambda uri, immediate=False: requested.append(uri))
     uri = "file:///w/a.md"
-    server._edited.add(uri)
+    server.did_change(uri)
+    assert uri in server._edited
     server._document_cache(uri, 10)
+    server._document_cache("file:///w/b.md", 10)
+    assert list(server._incremental) == [uri, "file:///w/b.md"]  # a, changed, kept its cache
     server.did_open(uri)  # a new epoch
-    assert requested == [uri]
+    assert requested == [uri, uri]
     assert uri not in server._incremental and uri not in server._edited
     server._document_cache(uri, 10)
     server._document_cache("file:///w/b.md", 10)
