@@ -195,7 +195,7 @@ class UnveilServer(LanguageServer):
         self._edited.discard(uri)
         self.scheduler.request(uri, immediate=True)
 
-    def _document_cache(self, uri: str, size: int = 0) -> DocumentCache:
+    def _document_cache(self, uri: str, size: int) -> DocumentCache:
         """The :class:`~unveil.core.incremental.DocumentCache` of ``uri`` (whose current text
         is ``size`` code points), created on first use. A cache holds about two versions of a
         document's parse and matches, 80–120 bytes per code point, and only a document being
