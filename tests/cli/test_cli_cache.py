@@ -357,7 +357,7 @@ def test_a_report_pickles_with_its_line_index():
     report = results.FileReport.of(analyze(text, "/r/AGENTS.md", count_tokens=False))
     back = pickle.loads(pickle.dumps(report))
     assert back.text == text and back.settings is None
-    assert list(back.doc.line_starts) == report.doc.line_starts == [0, 3, 5, 7, 10, 11]
+    assert list(back.doc.line_starts) == list(report.doc.line_starts) == [0, 3, 5, 7, 10, 11]
     assert [back.doc.line_span(i) for i in range(back.doc.line_count)] == [
         report.doc.line_span(i) for i in range(report.doc.line_count)
     ]

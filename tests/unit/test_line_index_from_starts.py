@@ -40,7 +40,8 @@ def test_the_line_ends_follow_from_the_starts(text, as_array):
 
 
 def test_the_hand_cases_have_these_spans():
-    assert [Document.from_line_starts(t, Document(t).line_starts)._line_ends for t in ("a\r\r\n", "x\r\ny\rz\n")] == [
+    docs = [Document.from_line_starts(t, Document(t).line_starts) for t in ("a\r\r\n", "x\r\ny\rz\n")]
+    assert [[d.line_span(i)[1] for i in range(d.line_count)] for d in docs] == [
         [1, 2, 4],
         [1, 4, 6, 7],
     ]
@@ -59,6 +60,24 @@ def test_the_line_feed_only_index_is_the_patterns(seed):
         doc = Document(text)
         ms = list(_LINE_BREAK.finditer(text))
         assert list(doc.line_starts) == [0, *(m.end() for m in ms)]
-        assert list(doc._line_ends) == [*(m.start() for m in ms), len(text)]
+        assert [doc.line_span(i)[1] for i in range(doc.line_count)] == [*(m.start() for m in ms), len(text)]
         checked += len(ms)
     assert checked > 1000
+
+
+def test_the_index_is_one_array_of_starts_and_lines_count_from_the_end_as_in_a_list():
+    """The line index is the starts alone, an ``array("q")`` (8 bytes a line); a line's content
+    end is read from the text, and a line number indexes as in a list (negative from the end,
+    ``IndexError`` past either end)."""
+    from array import array
+
+    doc = Document("ab\r\ncd\re\n")
+    assert isinstance(doc.line_starts, array) and doc.line_starts.typecode == "q"
+    assert list(doc.line_starts) == [0, 4, 7, 9]
+    assert [doc.line_span(i) for i in range(-4, 4)] == [(0, 2), (4, 6), (7, 8), (9, 9)] * 2
+    assert [doc.line_text(i) for i in range(4)] == ["ab", "cd", "e", ""]
+    for bad in (4, -5):
+        with pytest.raises(IndexError):
+            doc.line_span(bad)
+    copied = Document.from_line_starts(doc.text, [0, 4, 7, 9])
+    assert copied.line_starts.typecode == "q" and copied.line_starts == doc.line_starts

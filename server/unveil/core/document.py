@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from array import array
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -77,66 +78,66 @@ class Position:
 class Document:
     """Immutable text with an LSP line index.
 
-    ``line_starts[i]`` is the code-point offset where line ``i`` begins. There is always at
-    least one line (an empty document has one empty line, as in LSP).
+    ``line_starts[i]`` is the code-point offset where line ``i`` begins, an ``array("q")`` (8
+    bytes a line; a list of ints took about 36, and a second one held each line's content end:
+    the 52 documents of the language server benchmark kept 4.0 MB of them, 0.4 MB now). A
+    line's content ends where the next line starts less its line break, one code point
+    (``\\n``, ``\\r``) or two (``\\r\\n``), read from the text when asked (:meth:`line_span`).
+    There is always at least one line (an empty document has one empty line, as in LSP).
     """
 
-    __slots__ = ("text", "line_starts", "_line_ends")
+    __slots__ = ("text", "line_starts")
     text: str
-    line_starts: Sequence[int]
-    _line_ends: Sequence[int]
+    line_starts: array[int]
 
     def __init__(self, text: str) -> None:
         self.text = text
-        starts = [0]
-        ends: list[int] = []
+        starts = array("q", (0,))
+        add = starts.append
         if "\r" not in text:  # line feeds only: found by str.find, four times faster than the pattern
             find = text.find
             i = find("\n")
             while i >= 0:
-                ends.append(i)
                 i += 1
-                starts.append(i)
+                add(i)
                 i = find("\n", i)
         else:
             for m in _LINE_BREAK.finditer(text):
-                ends.append(m.start())
-                starts.append(m.end())
-        ends.append(len(text))
+                add(m.end())
         self.line_starts = starts
-        self._line_ends = ends  # offset of the line's content end (before its line break)
-
-    @classmethod
-    def from_index(cls, text: str, line_starts: Sequence[int], line_ends: Sequence[int]) -> "Document":
-        """A document over ``text`` with its line index given, as an earlier ``Document(text)``
-        computed it (``line_starts``; ``line_ends``: each line's content end, before its line
-        break), as lists or ``array("q")`` (read only by index, ``len`` and ``bisect``): a stored
-        result loads without a pass over the text. The caller vouches that the index is
-        ``text``'s (:mod:`unveil.core.results` stores both from one document)."""
-        doc = cls.__new__(cls)
-        doc.text = text
-        doc.line_starts = line_starts
-        doc._line_ends = line_ends
-        return doc
 
     @classmethod
     def from_line_starts(cls, text: str, line_starts: Sequence[int]) -> "Document":
         """A document over ``text`` with its ``line_starts`` given (as an earlier
-        ``Document(text)`` computed them; a list or an ``array``): each line's content end is
-        the next line's start less its line break, one code point (``\n``, ``\r``) or two
-        (``\r\n``: a ``\r`` right before the ``\n`` that precedes a line start is always
-        that pair, as the splitting pattern tries it first). Costs one pass over the starts,
-        not over the text. The caller vouches that the starts are ``text``'s."""
-        n = len(text)
-        m = len(line_starts)
-        ends = [s - 1 for s in line_starts[1:]] if m > 1 else []
-        ends.append(n)
-        if m > 1 and "\r\n" in text:
-            for i in range(m - 1):
-                e = ends[i]
-                if e > line_starts[i] and text[e] == "\n" and text[e - 1] == "\r":
-                    ends[i] = e - 1
-        return cls.from_index(text, line_starts, ends)
+        ``Document(text)`` computed them; an ``array("q")`` is kept as it is, any other sequence
+        is copied into one): a stored result loads without a pass over the text. The caller
+        vouches that the starts are ``text``'s (:mod:`unveil.core.results` stores them from one
+        document)."""
+        doc = cls.__new__(cls)
+        doc.text = text
+        doc.line_starts = (
+            line_starts if isinstance(line_starts, array) and line_starts.typecode == "q" else array("q", line_starts)
+        )
+        return doc
+
+    def _end(self, line: int) -> int:
+        """Code-point offset where ``line``'s content ends, before its line break: the next
+        line's start less one, or two when the break is ``\\r\\n`` (a ``\\r`` right before the
+        ``\\n`` that precedes a line start is always that pair: the splitting pattern tries it
+        first). Raises ``IndexError`` past the last line."""
+        starts = self.line_starts
+        k = len(starts)
+        if line < 0:  # counted from the end, as for a list
+            line += k
+        if not 0 <= line < k:
+            raise IndexError("line index out of range")
+        if line == k - 1:
+            return len(self.text)
+        n = starts[line + 1] - 1
+        text = self.text
+        if text[n] == "\n" and n > starts[line] and text[n - 1] == "\r":
+            return n - 1
+        return n
 
     def spliced(self, start: int, end: int, insert: str, text: str | None = None) -> "Document":
         """The document of this text with code points ``[start, end)`` replaced by ``insert``
@@ -157,28 +158,23 @@ class Document:
             raise ValueError(f"bad splice [{start}, {end}) of a text of {len(old)} code points")
         if text is None:
             text = old[:start] + insert + old[end:]
-        starts, ends = self.line_starts, self._line_ends
+        starts = self.line_starts
         first = max(0, self.line_of(start) - 1)
         after = self.line_of(end) + 1  # the first line kept after the edit (if any)
         lo = starts[first]
         delta = len(insert) - (end - start)
         hi = starts[after] + delta if after < len(starts) else len(text)
-        seg = Document(text[lo:hi])
-        seg_starts, seg_ends = seg.line_starts, seg._line_ends
+        seg_starts = Document(text[lo:hi]).line_starts
         if after < len(starts):  # the segment ends with a line break: drop its empty last line
-            seg_starts, seg_ends = seg_starts[:-1], seg_ends[:-1]
-        new_starts = list(starts[:first])
-        new_starts += [lo + s for s in seg_starts]
-        new_ends = list(ends[:first])
-        new_ends += [lo + e for e in seg_ends]
+            seg_starts = seg_starts[:-1]
+        new_starts = starts[:first]
+        new_starts.extend([lo + s for s in seg_starts] if lo else seg_starts)
         if after < len(starts):
             if delta:
-                new_starts += [s + delta for s in starts[after:]]
-                new_ends += [e + delta for e in ends[after:]]
+                new_starts.extend([s + delta for s in starts[after:]])
             else:
-                new_starts += starts[after:]
-                new_ends += ends[after:]
-        return Document.from_index(text, new_starts, new_ends)
+                new_starts.extend(starts[after:])
+        return Document.from_line_starts(text, new_starts)
 
     # -- lines -------------------------------------------------------------------------
     @property
@@ -188,11 +184,11 @@ class Document:
 
     def line_text(self, line: int) -> str:
         """Content of ``line`` without its line break. Raises ``IndexError`` past the end."""
-        return self.text[self.line_starts[line] : self._line_ends[line]]
+        return self.text[self.line_starts[line] : self._end(line)]
 
     def line_span(self, line: int) -> tuple[int, int]:
         """``(start, end)`` code-point offsets of ``line``'s content, line break excluded."""
-        return self.line_starts[line], self._line_ends[line]
+        return self.line_starts[line], self._end(line)
 
     def line_of(self, offset: int) -> int:
         """0-based line containing code-point ``offset`` (clamped to the document)."""
@@ -206,7 +202,7 @@ class Document:
         its start."""
         offset = max(0, min(offset, len(self.text)))
         line = bisect.bisect_right(self.line_starts, offset) - 1
-        start, end = self.line_starts[line], self._line_ends[line]
+        start, end = self.line_starts[line], self._end(line)
         return Position(line, min(offset, end) - start)
 
     def offset(self, line: int, column: int) -> int:
@@ -216,7 +212,7 @@ class Document:
             return 0
         if line >= len(self.line_starts):
             return len(self.text)
-        start, end = self.line_starts[line], self._line_ends[line]
+        start, end = self.line_starts[line], self._end(line)
         return min(start + max(column, 0), end)
 
     # -- client units --------------------------------------------------------------------
@@ -226,7 +222,7 @@ class Document:
         offset = max(0, min(offset, len(text)))
         line = bisect.bisect_right(self.line_starts, offset) - 1
         start = self.line_starts[line]
-        column = min(offset, self._line_ends[line]) - start  # (position()'s, without building it)
+        column = min(offset, self._end(line)) - start  # (position()'s, without building it)
         if encoding == "utf-32":
             return Position(line, column)
         return Position(line, units(text[start : start + column], encoding))
@@ -243,7 +239,7 @@ class Document:
             return 0
         if line >= len(self.line_starts):
             return len(self.text)
-        start, end = self.line_starts[line], self._line_ends[line]
+        start, end = self.line_starts[line], self._end(line)
         if encoding == "utf-32":
             return min(start + max(character, 0), end)
         head = self.text[start : min(end, start + max(character, 0))]
