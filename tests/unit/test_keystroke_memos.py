@@ -982,3 +982,25 @@ def test_a_long_text_whose_paragraphs_are_all_known_is_not_read_again(monkeypatc
     edited = text.replace("Check 7:", "Check seven:", 1)
     tokens.count(edited)
     assert checked == [len(edited)]  # one paragraph new: the whole text checked once
+
+
+def test_the_texts_kept_whole_are_bounded_in_code_points(monkeypatch):
+    """The whole-text counts are kept for at most RECENT_CHARS code points of text together
+    (their keys are the texts, alive while kept): the oldest go first, and a text longer than
+    the bound is counted (from its paragraphs) but not kept."""
+    from collections import OrderedDict
+
+    enc = tokens.encoding()
+    monkeypatch.setattr(tokens, "_memo", tokens._CountMemo(tokens._MEMO_CHARS))
+    monkeypatch.setattr(tokens, "_recent", OrderedDict())
+    paras = [f"Step {i}: open the file, fix the bug, then run the tests again." for i in range(60)]
+    texts = ["\n\n".join(paras[k:] + [f"Version {k}."]) for k in range(3)]
+    assert all(tokens.PIECE_MIN < len(t) for t in texts)
+    monkeypatch.setattr(tokens, "RECENT_CHARS", len(texts[1]) + len(texts[2]))
+    for t in texts:
+        assert tokens.count(t) == len(enc.encode_ordinary(t))
+    assert list(tokens._recent) == texts[1:]  # the first dropped: three would pass the bound
+    longer = "\n\n".join(paras * 2)
+    assert len(longer) > tokens.RECENT_CHARS
+    assert tokens.count(longer) == len(enc.encode_ordinary(longer))
+    assert list(tokens._recent) == texts[1:]  # not kept, and nothing dropped for it

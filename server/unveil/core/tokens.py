@@ -715,8 +715,15 @@ _memo = _CountMemo(_MEMO_CHARS)
 RECENT_TEXTS = 4
 """Texts of more than :data:`PIECE_MIN` code points whose counts are kept whole: the last this
 many counted (one analysis counts the same text twice, for the token budgets and the token
-report). Their paragraphs are in the count memo in any case."""
+report), at most :data:`RECENT_CHARS` code points together. Their paragraphs are in the count
+memo in any case."""
+RECENT_CHARS = 1_000_000
+"""Most code points of the texts kept whole (:data:`RECENT_TEXTS`); a longer text is never kept
+whole. The texts are the memo's keys, alive as long as they are kept: a padded 10 MB
+``AGENTS.md`` kept the 20 MB of its part past Codex's 32 KiB cut (``TOK010`` counts it) for
+the rest of the process (``benchmarks/profile.md``, issue 10, session 23)."""
 _recent: OrderedDict[str, int] = OrderedDict()
+_recent_lock = threading.Lock()
 
 
 def _remember(text: str, n: int) -> None:
@@ -725,10 +732,13 @@ def _remember(text: str, n: int) -> None:
 
 def _remember_recent(text: str, n: int) -> None:
     """Keep the count of a text over :data:`PIECE_MIN` code points among the last
-    :data:`RECENT_TEXTS` (thread-safe: each ``OrderedDict`` operation is atomic)."""
-    _recent[text] = n
-    while len(_recent) > RECENT_TEXTS:
-        try:
-            _recent.popitem(last=False)
-        except KeyError:  # emptied by another thread
-            break
+    :data:`RECENT_TEXTS`, at most :data:`RECENT_CHARS` code points together (the oldest go
+    first; a text longer than that is not kept). Thread-safe."""
+    if len(text) > RECENT_CHARS:
+        return
+    with _recent_lock:
+        _recent[text] = n
+        _recent.move_to_end(text)
+        total = sum(map(len, _recent))
+        while len(_recent) > RECENT_TEXTS or total > RECENT_CHARS:
+            total -= len(_recent.popitem(last=False)[0])
