@@ -67,9 +67,12 @@ RULE_EXFIL = "EXF040"
 CATEGORY = {RULE_PERSIST: "persistence", RULE_EXFIL: "data-exfiltration"}
 
 MAX_SENTENCES = 1000
-"""Candidate sentences judged per text (the bound keeps a padded file linear: about 0.4 ms a
-sentence). Past it the remaining candidate sentences are not judged, and one ``UNV002`` warning
-says from which line on (never a silent miss)."""
+"""Distinct candidate sentences judged per text (the bound keeps a padded file linear: about
+0.4 ms a sentence). A sentence is counted once however often the text repeats it with the same
+fenced block after it (its verdict, :func:`judge_sentence`'s, is a function of the two and
+memoised): a file padded with copies of its own text is judged to the end, and padding made of
+new sentences meets the bound as before. Past it the remaining candidate sentences are not
+judged, and one ``UNV002`` warning says from which line on (never a silent miss)."""
 
 # --------------------------------------------------------------------------- vocabulary
 
@@ -774,6 +777,7 @@ def _scan(dc: cx.DocContext, skip: list[tuple[int, int]]) -> list[Finding]:
     view = dc.view
     vt = view.text
     seen: set[tuple[int, int]] = set()
+    judged: set[tuple[str, str]] = set()  # the distinct (sentence, follow) judged: the bound's count
     out: list[Finding] = []
     last_end = -1
     skipped = 0
@@ -799,18 +803,22 @@ def _scan(dc: cx.DocContext, skip: list[tuple[int, int]]) -> list[Finding]:
         last_end = e
         if (s, e) in seen:
             continue
-        if len(seen) >= MAX_SENTENCES:
-            if skipped == 0:
-                first_skipped = (s, e)
-            skipped += 1
-            continue
         seen.add((s, e))
+        sentence = vt[s:e]
         follow = ""
-        if vt[s:e].rstrip().endswith(":") and fences:
+        if sentence.rstrip().endswith(":") and fences:
             k2 = bisect.bisect_left([a for a, _b in fences], view.orig_end(e))
             if k2 < len(fences) and dc.original.count("\n", view.orig_end(e), fences[k2][0]) <= 2:
                 block = dc.original[fences[k2][0] : fences[k2][1]][:2000].split("\n")
                 follow = "\n".join(block[1:-1] if len(block) > 2 else block[1:])  # the body, not the fence lines
+        unit = (sentence, follow)  # judge_sentence's verdict is a function of these (memoised)
+        if unit not in judged:
+            if len(judged) >= MAX_SENTENCES:
+                if skipped == 0:
+                    first_skipped = (s, e)
+                skipped += 1
+                continue
+            judged.add(unit)
         for h in judge_sentence(vt, s, e, follow):
             if _inside_one_command(dc, view, h):
                 continue  # source and sink in one inline command: the parser judges it (EXF011 …)
@@ -832,7 +840,7 @@ def _scan(dc: cx.DocContext, skip: list[tuple[int, int]]) -> list[Finding]:
                 Severity.WARNING,
                 a,
                 b,
-                f"Actions in words (PER040, EXF040) judged the first {MAX_SENTENCES:,} candidate sentences of this "
+                f"Actions in words (PER040, EXF040) judged the first {MAX_SENTENCES:,} distinct candidate sentences of this "
                 f"text; {skipped:,} more, from line {line} on, were not judged: they may hide a persistence write "
                 "or a secret sent out.",
             )
