@@ -218,6 +218,32 @@ def test_the_clause_literals_found_in_stretches_are_those_found_at_once(monkeypa
     assert [clauses._occurrences(doc, crs) for doc in docs] == whole
 
 
+@pytest.mark.parametrize("chunk", [5, 64, 1 << 20])
+def test_the_clause_literals_sorted_stretch_by_stretch_equal_those_sorted_at_once(monkeypatch, chunk):
+    """``clauses._occurrences_streamed`` (each stretch's keys sorted and appended) equals
+    ``_occurrences_listed`` (every key sorted at once), on sampled rule examples of every
+    language (the short CJK literals come from the second automaton) with stretches down to five
+    code points; a text with a lone surrogate goes the listed way and finds the same."""
+    from unveil.core.checks import clauses
+
+    crs = clauses.load_clause_rules()
+    auto = crs.index.automaton
+    short_auto = clauses._short_automaton(tuple(crs.short))
+    assert auto is not None and short_auto is not None and crs.short
+    rnd = random.Random(chunk)
+    texts = _examples()
+    docs = ["\n\n".join(rnd.sample(texts, 40)).casefold() for _ in range(4)]
+    listed = [clauses._occurrences_listed(doc, crs) for doc in docs]
+    assert sum(len(starts) for starts, _ in listed) > 1000
+    assert any(lit in crs.short for _, lits in listed for lit in lits)  # the short automaton took part
+    monkeypatch.setattr(literal_index, "SCAN_CHUNK", chunk)
+    assert [clauses._occurrences_streamed(doc, crs, auto, short_auto) for doc in docs] == listed
+    odd = docs[0] + "\udc80" + docs[1]
+    with pytest.raises(UnicodeError):
+        clauses._occurrences_streamed(odd, crs, auto, short_auto)
+    assert clauses._occurrences(odd, crs) == clauses._occurrences_listed(odd, crs)
+
+
 def test_an_analysis_with_small_stretches_finds_what_one_search_finds(monkeypatch):
     """Every check's Aho–Corasick searches in stretches of 211 code points (a long file's are
     2**20): the same findings as with one search each, on a document of the rules' bad

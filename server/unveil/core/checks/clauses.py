@@ -1238,9 +1238,65 @@ def _short_automaton(short: tuple[str, ...]):
 
 def _occurrences(folded: str, crs: ClauseRules) -> tuple[array[int], list[str]]:
     """``(starts, literals)``: every occurrence in ``folded`` of a slot literal, sorted by start
-    (then by literal), in code points; ``starts`` an ``array("q")``. The automata's matches are sorted as one integer per
-    occurrence (``start * number of literals + the literal's rank``) rather than as pairs: a
-    long document holds tens of thousands of occurrences (23,917 in the 294 KB corpus file)."""
+    (then by literal), in code points; ``starts`` an ``array("q")``. The automata's matches are
+    sorted as one integer per occurrence (``start * number of literals + the literal's rank``)
+    rather than as pairs: a long document holds tens of thousands of occurrences (23,917 in the
+    294 KB corpus file), and a padded 10 MB file a million. They are sorted stretch by stretch
+    (:func:`_occurrences_streamed`); without the automata, or when one refuses the text (lone
+    surrogates), all at once (:func:`_occurrences_listed`): the same result."""
+    auto = getattr(crs.index, "automaton", None)
+    short_auto = _short_automaton(tuple(crs.short)) if crs.short else None
+    if auto is not None and (short_auto is not None or not crs.short):
+        try:
+            return _occurrences_streamed(folded, crs, auto, short_auto)
+        except UnicodeError:  # lone surrogates: the library cannot take them
+            pass
+    return _occurrences_listed(folded, crs)
+
+
+def _occurrences_streamed(folded: str, crs: ClauseRules, auto, short_auto) -> tuple[array[int], list[str]]:
+    """:func:`_occurrences` from the two automata (the shared index's and the short literals',
+    ``None`` when there are none),
+    whose matches come stretch by stretch (:func:`~unveil.core.checks.literal_index.stretch_matches`:
+    a stretch's matches start in it, the stretches in order): each stretch's keys are sorted and
+    appended, so one stretch's list of Python integers is alive at a time (a million keys, 41 MB,
+    for the padded 10 MB file before). Raises ``UnicodeError`` as the library does."""
+    from itertools import groupby
+
+    from unveil.core.checks import literal_index
+
+    names, rank = _ranked_literals(crs)
+    width = len(names)
+    step = literal_index.SCAN_CHUNK
+
+    def stretches(automaton, literals):
+        ranks = [rank[lit] for lit in literals]
+        found = stretch_matches(automaton, folded, max(map(len, literals)) - 1)
+        for k, group in groupby(found, key=lambda m: m[1] // step):
+            yield k, [start * width + ranks[i] for i, start in group]
+
+    main = stretches(auto, list(crs.index.literals))
+    other = stretches(short_auto, list(crs.short)) if short_auto is not None else iter(())
+    starts: array[int] = array("q")
+    lits: list[str] = []
+    a, b = next(main, None), next(other, None)
+    while a is not None or b is not None:
+        if b is None or (a is not None and a[0] < b[0]):
+            keys, a = a[1], next(main, None)  # type: ignore[index]
+        elif a is None or b[0] < a[0]:
+            keys, b = b[1], next(other, None)
+        else:
+            keys = a[1] + b[1]
+            a, b = next(main, None), next(other, None)
+        keys.sort()
+        starts.extend(k // width for k in keys)
+        lits.extend(names[k % width] for k in keys)
+    return starts, lits
+
+
+def _occurrences_listed(folded: str, crs: ClauseRules) -> tuple[array[int], list[str]]:
+    """:func:`_occurrences` with every key listed and sorted at once; literals without an
+    automaton, or whose automaton refused the text, found by ``str.find``."""
     names, rank = _ranked_literals(crs)
     width = len(names)
     keys: list[int] = []
