@@ -90,3 +90,40 @@ def test_windows_clip_at_the_start_and_merge_overlaps():
     got = lines.windows([["curl", "send"]], bounds)
     assert got == _reference(Lines(text, text), [["curl", "send"]], bounds)
     assert got[0][0] == 0 and width > len("curl")  # the first occurrence's window clipped at 0
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 16, 1 << 20])
+def test_the_longest_word_and_the_word_index_read_in_pieces_equal_one_pass(monkeypatch, chunk):
+    """``longest_word`` and ``word_index`` read a long text in pieces cut after line feeds: the
+    same answers as ``str.split`` and one ``findall`` over the whole text, over generated texts
+    with long lines, runs of spaces and line feeds, non-ASCII words and no line feed at all."""
+    monkeypatch.setattr(li, "WORD_CHUNK", chunk)
+    rng = random.Random(chunk)
+    pieces = ["ab", "c", " ", "  ", "\n", "\n\n", "\t", "é", "ñandú", "\u3000", "x" * 40, "_9", "—"]
+    texts = ["", "\n", "word", "no line feed at all " * 5]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 120))) for _ in range(150)]
+    for text in texts:
+        assert "".join(li.line_chunks(text)) == text
+        assert li.longest_word(text) == max(map(len, text.split()), default=0), text
+        assert sorted(li.word_index(text).split("\n")) == sorted(set(li._WORD_RUN.findall(text))) or (
+            not li._WORD_RUN.findall(text) and li.word_index(text) == ""
+        )
+
+
+@pytest.mark.parametrize("chunk", [1, 4, 1 << 20])
+@pytest.mark.parametrize("cls", [r"\s", r"\S", r"[\s\w]", r"\W", r"[\W_]", r"[\s\w-]", r"[^\n]"])
+def test_a_class_runs_longest_read_in_pieces_equals_one_pass(monkeypatch, chunk, cls):
+    """``Lines.longest_run`` of every class the pattern widths use (``pattern_analysis._run_key``)
+    reads a long text in pieces that end where a run of the class ends: the same answer as one
+    ``findall`` of the class's runs over the whole text (and ``str.split`` for ``\\S``)."""
+    import regex
+
+    monkeypatch.setattr(li, "WORD_CHUNK", chunk)
+    rng = random.Random(len(cls) * 7 + chunk)
+    pieces = ["ab", "c", " ", "  ", "\n", "\n\n", "\t", "é", "-", "_", "--", "!?", "x" * 30, " \u3000 "]
+    for _ in range(60):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 150)))
+        want = max(map(len, regex.compile("(?:" + cls + ")+", li._FLAGS).findall(text)), default=0)
+        if cls == r"\S":
+            want = max(map(len, text.split()), default=0)
+        assert Lines(text, text).longest_run(cls) == want, (cls, text)
