@@ -37,15 +37,13 @@ def _reference(lines: Lines, clauses, bounds):
                 break
     if seeds is None:
         return None
-    seeds.sort()
-    merged: list[list[int]] = []
-    for a, b in seeds:
-        if merged and a <= merged[-1][1] + reach:
-            if b > merged[-1][1]:
-                merged[-1][1] = b
+    spans: list[tuple[int, int]] = []  # the seeds merged when at most reach apart
+    for a, b in sorted(seeds):
+        if spans and a <= spans[-1][1] + reach:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], b))
         else:
-            merged.append([a, b])
-    return [(a, b, min(n, b - 1 + reach)) for a, b in merged]
+            spans.append((a, b))
+    return [(a, b, min(n, b - 1 + reach)) for a, b in spans]
 
 
 WORDS = ["curl", "cu", "rl", "send", "token", "x", "the", "secret", "env"]
