@@ -1,8 +1,10 @@
 """``Lines.windows``: the seed spans of the chosen clause are sorted as single integers (start *
 w + length) instead of pairs. Over generated texts, clauses and match widths, the windows equal
-those of the pairs sorted as tuples (the earlier code, kept here as the reference), including
-occurrences near the text's start (clipped at 0), several literals of different lengths in one
-clause, and a later clause chosen for having fewer occurrences."""
+those of the pairs sorted as tuples (the earlier computation, rewritten here as the reference),
+including occurrences near the text's start (clipped at 0), several literals of different
+lengths in one clause, and a later clause chosen for having fewer occurrences. And the longest
+runs and the word index that read a long text in pieces (``longest_word``, ``longest_match``,
+``word_index``) against one pass over the whole text."""
 
 from __future__ import annotations
 

@@ -714,9 +714,8 @@ _memo = _CountMemo(_MEMO_CHARS)
 
 RECENT_TEXTS = 4
 """Texts of more than :data:`PIECE_MIN` code points whose counts are kept whole: the last this
-many counted (one analysis counts the same text twice, for the token budgets and the token
-report), at most :data:`RECENT_CHARS` code points together. Their paragraphs are in the count
-memo in any case."""
+many counted, at most :data:`RECENT_CHARS` code points together (a text counted again is
+answered without reading it). Their paragraphs are in the count memo in any case."""
 RECENT_CHARS = 1_000_000
 """Most code points of the texts kept whole (:data:`RECENT_TEXTS`); a longer text is never kept
 whole. The texts are the memo's keys, alive as long as they are kept: a padded 10 MB

@@ -1255,12 +1255,12 @@ def _occurrences(folded: str, crs: ClauseRules) -> tuple[array[int], list[str]]:
 
 
 def _occurrences_streamed(folded: str, crs: ClauseRules, auto, short_auto) -> tuple[array[int], list[str]]:
-    """:func:`_occurrences` from the two automata (the shared index's and the short literals',
-    ``None`` when there are none),
-    whose matches come stretch by stretch (:func:`~unveil.core.checks.literal_index.stretch_matches`:
-    a stretch's matches start in it, the stretches in order): each stretch's keys are sorted and
-    appended, so one stretch's list of Python integers is alive at a time (a million keys, 41 MB,
-    for the padded 10 MB file before). Raises ``UnicodeError`` as the library does."""
+    """:func:`_occurrences` from the two automata (the shared index's, and the short literals' or
+    ``None`` when there are none), whose matches come stretch by stretch
+    (:func:`~unveil.core.checks.literal_index.stretch_matches`: a stretch's matches start in it,
+    the stretches in order): each stretch's keys are sorted and appended, so one stretch's list
+    of Python integers is alive at a time (a million keys, 41 MB, for the padded 10 MB file
+    before). Raises ``UnicodeError`` as the library does."""
     from itertools import groupby
 
     from unveil.core.checks import literal_index

@@ -607,8 +607,8 @@ def stretch_matches(automaton, text: str, reach: int) -> Iterator[tuple[int, int
 
 
 WORD_CHUNK = 1 << 20
-"""Code points of text :func:`longest_word` and :func:`word_index` read at a time (at least: up
-to the next line feed)."""
+"""Code points of text :func:`longest_word`, :func:`longest_match` and :func:`word_index` read at
+a time (at least: up to the end of the line or of the class's run)."""
 
 
 def line_chunks(text: str) -> Iterator[str]:
