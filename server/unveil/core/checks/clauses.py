@@ -1368,7 +1368,7 @@ def _occurrences_kept(folded: str, crs: ClauseRules) -> tuple[array[int], list[s
         cut = bisect_left(mid_starts, q - a)
         starts = old_starts[:head]
         starts.extend([a + o for o in mid_starts[:cut]])
-        starts.extend(array("q", [o + shift for o in old_starts[tail:]]) if shift else old_starts[tail:])
+        starts.extend([o + shift for o in old_starts[tail:]] if shift else old_starts[tail:])
         lits = old_lits[:head] + mid_lits[:cut] + old_lits[tail:]
     cache.kept[key] = (crs, folded, starts, lits)
     return starts, lits

@@ -774,6 +774,7 @@ def _judged(dc: cx.DocContext, h: Hit, egress: bool) -> Finding:
 
 def _scan(dc: cx.DocContext, skip: list[tuple[int, int]]) -> list[Finding]:
     fences = sorted(skip)
+    fence_starts = [a for a, _b in fences]  # (looked up for each sentence ending with a colon)
     view = dc.view
     vt = view.text
     seen: set[tuple[int, int]] = set()
@@ -807,7 +808,7 @@ def _scan(dc: cx.DocContext, skip: list[tuple[int, int]]) -> list[Finding]:
         sentence = vt[s:e]
         follow = ""
         if sentence.rstrip().endswith(":") and fences:
-            k2 = bisect.bisect_left([a for a, _b in fences], view.orig_end(e))
+            k2 = bisect.bisect_left(fence_starts, view.orig_end(e))
             if k2 < len(fences) and dc.original.count("\n", view.orig_end(e), fences[k2][0]) <= 2:
                 block = dc.original[fences[k2][0] : fences[k2][1]][:2000].split("\n")
                 follow = "\n".join(block[1:-1] if len(block) > 2 else block[1:])  # the body, not the fence lines
