@@ -64,3 +64,64 @@ def test_the_sentence_bounds_text_of_an_open_document_equals_a_fresh_one(monkeyp
 def test_neutralised_replaces_stops_inside_code_spans_only():
     assert prose._neutralised("Run `node -v.` now. Then `a?b!`.\nDone.") == "Run `node -v_` now. Then `a_b_`.\nDone."
     assert prose._neutralised("no code. here.") == "no code. here."
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_sentence_bounds_without_a_document_equal_those_in_the_neutralised_text(monkeypatch, seed):
+    """Outside an open document no neutralised copy is made (`_Bounds`): a sentence whose read
+    stretch meets no code span with a stop is bounded in the view itself, else its lines are
+    neutralised alone. Every candidate position of generated texts gives the bounds of the
+    whole neutralised text, in both modes; a small window puts spans at every distance."""
+    from unveil.core import context as cx
+
+    rnd = random.Random(seed)
+    window = rnd.choice([3, 8, 20, 60])
+    monkeypatch.setattr(cx, "_WINDOW", window)
+    pieces = ["`", "`a.b`", "`x!`", "`?`", "a.b", ". ", "! ", "\n", "\n\n", "\n- ", "word ", "e.g. ", "`ok`", "``"]
+    for _ in range(25):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 120)))
+        whole = prose._neutralised(text)
+        bounds = prose._Bounds(text)
+        assert bounds.text is None  # no analysis: no document cache
+        for start in range(len(text)):
+            end = min(len(text), start + rnd.randint(1, 4))
+            for line_only in (False, True):
+                assert bounds(start, end, line_only) == cx.unit_bounds(whole, start, end, line_only), (
+                    seed,
+                    text,
+                    start,
+                    end,
+                    line_only,
+                )
+
+
+def test_sentence_bounds_lists_only_the_code_spans_holding_a_stop():
+    bounds = prose._Bounds("Run `node -v.` now. Then `ok` and `a?b`.\nDone `x` `.`")
+    assert list(bounds.starts) == [4, 34, 50] and list(bounds.ends) == [14, 39, 53]
+    assert prose._Bounds("no code. here.").starts.tolist() == []
+
+
+def test_long_text_candidates_are_lowered_a_stretch_at_a_time(monkeypatch):
+    """Past LOWERED_SHARE_MAX outside an open document the text is lowered piece by piece as it
+    is searched: the same candidates as the whole lowered text's, across the stretch joins; a
+    text whose lowering changes its length (U+0130) takes the alternation, as before."""
+    from unveil.core.checks import literal_index
+
+    monkeypatch.setattr(scope, "LOWERED_SHARE_MAX", 10)
+    monkeypatch.setattr(literal_index, "SCAN_CHUNK", 37)
+    lits = sorted(prose._literals())
+    rnd = random.Random(5)
+    for _ in range(40):
+        words = [rnd.choice(lits) for _ in range(12)]
+        parts = [w.upper() if rnd.random() < 0.3 else w.title() if rnd.random() < 0.3 else w for w in words]
+        text = "".join(p + rnd.choice([" ", "", "x ", "\n", "ß "]) for p in parts)
+        assert prose.candidates(text) == _fresh(text.lower()), text
+    odd = "Read ~/.SSH/ID_RSA then \u0130 and .ENV"
+    with pytest.raises(ValueError):
+        literal_index.leftmost_matches(prose._automaton(), odd, prose._longest() - 1, fold=str.lower)
+    import re
+
+    alternation = re.compile("|".join(re.escape(x) for x in sorted(lits, key=len, reverse=True)), re.I)
+    want = [m.span() for m in alternation.finditer(odd)]
+    assert (7, 11) in want and (12, 18) in want  # .ssh, id_rsa: found in the text's own case
+    assert prose.candidates(odd) == want

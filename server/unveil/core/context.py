@@ -295,6 +295,15 @@ def unit_bounds(view_text: str, start: int, end: int, line_only: bool = False) -
 _UNIT_MARGIN = 16
 """Code points before ``lo`` in a :func:`unit_bounds` memo key (more than :data:`_UNIT_BREAK`'s
 lookbehinds read)."""
+
+
+def unit_reads(length: int, start: int, end: int) -> tuple[int, int]:
+    """``[a, b)``, code-point offsets: the stretch of a text of ``length`` code points that
+    :func:`unit_bounds` of ``[start, end)`` reads in either mode (its window, and before it the
+    reach of :data:`_UNIT_BREAK`'s lookbehinds). Two texts equal on it give the same bounds."""
+    return max(0, start - _WINDOW - _UNIT_MARGIN), min(length, end + _WINDOW)
+
+
 _UNIT_MEMO_MAX = 1_000
 """Most sentence bounds an open document keeps (each key holds about 1,000 code points)."""
 

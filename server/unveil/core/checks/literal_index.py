@@ -552,23 +552,39 @@ class LiteralIndex:
         return present, kept
 
 
-SCAN_CHUNK = 1 << 20
+SCAN_CHUNK = 1 << 18
 """Code points of text one Aho–Corasick search covers (:func:`stretch_matches`)."""
 
 
-def leftmost_matches(automaton, text: str, reach: int) -> list[tuple[int, int]]:
+def leftmost_matches(automaton, text: str, reach: int, fold=None) -> list[tuple[int, int]]:
     """``(start, end)`` of the matches ``automaton.find_matches_as_indexes(text)`` gives for a
     leftmost (non-overlapping) ``ahocorasick_rs.AhoCorasick`` whose longest literal is
     ``reach + 1`` code points, searched in stretches of :data:`SCAN_CHUNK` code points (see
     :func:`stretch_matches`): each stretch's search starts where the last kept match ended (or
     at the stretch's start) and reaches ``reach`` past the stretch's end, and keeps the matches
     that start in the stretch. The same matches: a leftmost search resumes after each match,
-    and every literal starting in a stretch ends inside its search. Raises what the library
-    raises."""
+    and every literal starting in a stretch ends inside its search.
+
+    ``fold`` (e.g. ``str.lower``): applied to each piece searched instead of to the whole text,
+    so no folded copy of a long text exists at once; the matches are those of
+    ``fold(text)`` when ``fold`` maps every piece to one of the same length whose code points
+    are those of ``fold(text)`` there (``str.lower`` does, but for ``U+0130``, which becomes two
+    code points, and a final sigma's form, which no ASCII literal reads). Raises ``ValueError``
+    when a folded piece's length differs, and what the library raises."""
     n = len(text)
     find = automaton.find_matches_as_indexes
+
+    def piece(a: int, b: int) -> str:
+        got = text[a:b]
+        if fold is None:
+            return got
+        folded = fold(got)
+        if len(folded) != len(got):
+            raise ValueError("folding changed the length of the text")
+        return folded
+
     if n <= SCAN_CHUNK:
-        return [(a, b) for _i, a, b in find(text)]
+        return [(a, b) for _i, a, b in find(piece(0, n))]
     out: list[tuple[int, int]] = []
     pos = 0
     for stop in range(SCAN_CHUNK, n + SCAN_CHUNK, SCAN_CHUNK):
@@ -577,7 +593,7 @@ def leftmost_matches(automaton, text: str, reach: int) -> list[tuple[int, int]]:
         last = stop >= n
         part_end = n if last else min(n, stop + reach)
         if pos < stop:
-            for _i, a, b in find(text[pos:part_end]):
+            for _i, a, b in find(piece(pos, part_end)):
                 if not last and pos + a >= stop:
                     break  # the next stretch's
                 out.append((pos + a, pos + b))

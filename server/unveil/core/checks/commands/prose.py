@@ -261,9 +261,19 @@ def candidates(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` code-point offsets in ``text`` of every candidate literal, in order:
     one Aho–Corasick pass over the lower-cased text (a regex alternation when case folding
     changes the length or the automaton is missing); for an open document of at least
-    :data:`SPLICE_MIN` code points, spliced from its previous version's (:func:`_spliced`)."""
-    low = scope.lowered(text)
+    :data:`SPLICE_MIN` code points, spliced from its previous version's (:func:`_spliced`).
+    A text over :data:`unveil.core.scope.LOWERED_SHARE_MAX` code points outside an open document
+    is lowered a stretch at a time as it is searched (a 10 MB file's lowered copy was 20 MB of
+    its peak memory)."""
     auto = _automaton()
+    if auto is not None and len(text) > scope.LOWERED_SHARE_MAX and scope.document_cache() is None:
+        from unveil.core.checks.literal_index import leftmost_matches
+
+        try:  # lowered a stretch at a time: a long text's lowered copy is never whole
+            return leftmost_matches(auto, text, _longest() - 1, fold=str.lower)
+        except ValueError:  # lowering changed the length (U+0130): the alternation below
+            auto = None
+    low = scope.lowered(text) if auto is not None else text
     if auto is not None and len(low) == len(text):
         return _spliced(auto, low)
     rx = re.compile("|".join(re.escape(x) for x in sorted(_literals(), key=len, reverse=True)), re.I)
@@ -760,6 +770,51 @@ def _bounds_text(vt: str) -> str:
     return out
 
 
+class _Bounds:
+    """Sentence bounds in the view text ``vt`` with the full stops, question and exclamation marks
+    inside inline code ignored: :func:`unveil.core.context.unit_bounds` of :func:`_neutralised`
+    ``(vt)``, called as ``bounds(start, end, line_only)`` (view offsets in and out).
+
+    In an open document (:func:`unveil.core.scope.document_cache`) the neutralised text is
+    :func:`_bounds_text`'s, kept for the next version. Elsewhere no neutralised copy of the whole
+    text is made (a 10 MB file's was 20 MB of its peak memory, plus its pieces while it was
+    joined): the code spans holding such a mark are listed once, and a sentence whose stretch
+    read (:func:`unveil.core.context.unit_reads`) meets none of them is bounded in ``vt``
+    itself; else its whole lines are neutralised on their own (exact: :func:`_neutralised`
+    works line by line)."""
+
+    def __init__(self, vt: str) -> None:
+        from array import array
+
+        self.vt = vt
+        self.text: str | None = None
+        self.starts: array[int] = array("q")
+        self.ends: array[int] = array("q")
+        if scope.document_cache() is not None:
+            self.text = _bounds_text(vt)
+        elif "`" in vt:
+            search = _STOPS.search
+            for m in _CODE_SPAN.finditer(vt):
+                if search(vt, m.start(), m.end()):
+                    self.starts.append(m.start())
+                    self.ends.append(m.end())
+
+    def __call__(self, start: int, end: int, line_only: bool = False) -> tuple[int, int]:
+        if self.text is not None:
+            return cx.unit_bounds(self.text, start, end, line_only)
+        vt = self.vt
+        a, b = cx.unit_reads(len(vt), start, end)
+        k = bisect.bisect_right(self.ends, a)  # the first such span that ends after a
+        if k >= len(self.starts) or self.starts[k] >= b:
+            return cx.unit_bounds(vt, start, end, line_only)
+        ls = vt.rfind("\n", 0, a) + 1
+        le = vt.find("\n", b)
+        if le < 0:
+            le = len(vt)
+        s, e = cx.unit_bounds(_neutralised(vt[ls:le]), start - ls, end - ls, line_only)
+        return s + ls, e + ls
+
+
 def _judged(dc: cx.DocContext, h: Hit, egress: bool) -> Finding:
     """The finding of hit ``h`` (view offsets) after the context judgement of its own sentence,
     in source offsets; ``egress``: it takes part in the combination pass as the sending role."""
@@ -784,7 +839,7 @@ def _scan(dc: cx.DocContext, skip: list[tuple[int, int]]) -> list[Finding]:
     skipped = 0
     first_skipped = (0, 0)
     # sentence bounds ignore the full stops inside inline code (`. ~/.kit/env.sh`, `node -v.`)
-    bounds_text = _bounds_text(vt)
+    bounds = _Bounds(vt)
     skip = sorted(skip)
     skip_starts = [a for a, _b in skip]
     cands = candidates(vt)
@@ -797,9 +852,9 @@ def _scan(dc: cx.DocContext, skip: list[tuple[int, int]]) -> list[Finding]:
         if k >= 0 and o < skip[k][1]:
             continue
         region = dc.regions.region(o)
-        s, e = cx.unit_bounds(bounds_text, cs, ce)
+        s, e = bounds(cs, ce)
         if region == "frontmatter":  # a sentence of one YAML line
-            ls, le = cx.unit_bounds(bounds_text, cs, ce, line_only=True)
+            ls, le = bounds(cs, ce, line_only=True)
             s, e = max(s, ls), min(e, le)
         last_end = e
         if (s, e) in seen:
