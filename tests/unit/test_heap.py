@@ -50,3 +50,40 @@ def test_the_check_pool_trims_once_before_its_workers_fork(monkeypatch, tmp_path
     calls.clear()
     cli.analyze_paths([str(tmp_path / "d0")], DEFAULT_SETTINGS, jobs=2)
     assert calls == []  # one file: no pool
+
+
+class _Mallopt:
+    def __init__(self, answer):
+        self.answer, self.calls = answer, []
+
+    def mallopt(self, param, value):
+        self.calls.append((param, value))
+        if isinstance(self.answer, BaseException):
+            raise self.answer
+        return self.answer
+
+
+def test_large_blocks_are_mapped_once_per_process(monkeypatch):
+    monkeypatch.setattr(heap, "_mapped_large", False)
+    libc = _Mallopt(1)
+    assert heap.map_large_blocks(libc) is True
+    assert libc.calls == [(-3, 128 * 1024)]  # M_MMAP_THRESHOLD, glibc's own starting value
+    assert heap.map_large_blocks(libc) is True and len(libc.calls) == 1  # set already
+    for answer, want in ((0, False), (OSError("no"), False), (AttributeError("x"), False)):
+        monkeypatch.setattr(heap, "_mapped_large", False)
+        assert heap.map_large_blocks(_Mallopt(answer)) is want
+    monkeypatch.setattr(heap, "_mapped_large", False)
+    monkeypatch.setattr(heap, "glibc", lambda: None)
+    assert heap.map_large_blocks() is False
+
+
+def test_an_analysis_of_a_big_text_maps_large_blocks(monkeypatch):
+    from unveil.core import analyze as an
+
+    calls: list[int] = []
+    monkeypatch.setattr(heap, "map_large_blocks", lambda libc=None: calls.append(1) or True)
+    monkeypatch.setattr(an, "BIG_TEXT", 50)
+    an.analyze("# Short\n", "AGENTS.md", count_tokens=False)
+    assert calls == []
+    an.analyze("# Long\n\n" + "Run the tests before you commit.\n" * 3, "AGENTS.md", count_tokens=False)
+    assert calls == [1]

@@ -11,7 +11,7 @@ import traceback
 from dataclasses import dataclass, field, replace
 from typing import overload
 
-from unveil.core import cost, frontmatter, kinds, markdown, scope, tokens
+from unveil.core import cost, frontmatter, heap, kinds, markdown, scope, tokens
 from unveil.core import grade as grading
 from unveil.core.checks import Context, all_checks
 from unveil.core.config import DEFAULT_SETTINGS, Settings
@@ -22,6 +22,9 @@ from unveil.core.rules import RuleSet, bundled_rules
 log = logging.getLogger(__name__)
 
 INTERNAL_RULE = "UNV001"
+BIG_TEXT = 1_000_000
+"""Code points from which :func:`analyze` has glibc map large blocks on their own for the rest of
+the process (:func:`unveil.core.heap.map_large_blocks`)."""
 
 
 class Cancelled(Exception):
@@ -118,6 +121,8 @@ def analyze(
     server's copy of an open document keeps it up to date at each edit); used only when its
     ``text`` is ``text`` itself, else the text is indexed here.
     """
+    if len(text) >= BIG_TEXT:
+        heap.map_large_blocks()
     doc = document if document is not None and document.text is text else Document(text)
     with scope.analysis(incremental, pause):
         return _analyze(doc, path, settings, rules, count_tokens, reader, resolve_imports, cancelled, incremental)

@@ -41,3 +41,38 @@ def trim(libc=None) -> bool:
         return bool(libc.malloc_trim(0))
     except (AttributeError, OSError):
         return False
+
+
+M_MMAP_THRESHOLD = -3
+"""``mallopt`` parameter number of the mapping threshold (glibc's ``malloc.h``)."""
+
+MAP_FROM = 128 * 1024
+"""Bytes from which :func:`map_large_blocks` has glibc map a block on its own: glibc's own
+starting threshold (mallopt(3))."""
+
+_mapped_large = False
+
+
+def map_large_blocks(libc=None) -> bool:
+    """``mallopt(M_MMAP_THRESHOLD, MAP_FROM)`` through ``libc`` (default :func:`glibc`), once per
+    process: from then on a block of :data:`MAP_FROM` bytes or more is mapped on its own and
+    unmapped when freed. glibc starts there too, but raises its threshold (up to 32 MiB on 64-bit
+    systems) each time such a block is freed (mallopt(3), "M_MMAP_THRESHOLD": dynamic
+    adjustment), after which the copies an analysis of a big file makes and drops check after
+    check (20 MB each for a 10 MB file held in two bytes a code point) come from the heap and
+    leave it fragmented at its high-water mark: the padded 10 MB ``AGENTS.md`` peaked at 334 MiB
+    in-process with the adjustment and 299 MiB without (``benchmarks/profile.md``, session 24).
+    Called by :func:`unveil.core.analyze.analyze` for a text of
+    :data:`unveil.core.analyze.BIG_TEXT` code points or more. ``True`` when set (now or before),
+    ``False`` without glibc. Never raises."""
+    global _mapped_large
+    if _mapped_large:
+        return True
+    libc = glibc() if libc is None else libc
+    if libc is None:
+        return False
+    try:
+        _mapped_large = bool(libc.mallopt(M_MMAP_THRESHOLD, MAP_FROM))
+    except (AttributeError, OSError):
+        return False
+    return _mapped_large

@@ -155,8 +155,10 @@ def lowered(text: str) -> str:
     """``text.lower()``, computed once per string in the current analysis (the decoders' triggers,
     their ``data:`` search and the prose candidates each lowered the whole text); a text over
     :data:`LOWERED_SHARE_MAX` code points is lowercased at each call and not kept."""
+    from unveil.core import folding
+
     if len(text) > LOWERED_SHARE_MAX:
-        return text.lower()
+        return folding.lower(text)
     return shared("lower", text, None, text.lower)
 
 
@@ -165,7 +167,29 @@ def ascii_bytes(text: str) -> bytes:
     (the decoders' and the Unicode check's character-class scans map these bytes with
     ``bytes.translate``). Computed once per string in the current analysis (four passes each
     encoded the text: about a millisecond each on a 294 KB file with non-ASCII text); a text
-    over :data:`LOWERED_SHARE_MAX` code points is encoded at each call and not kept."""
+    over :data:`LOWERED_SHARE_MAX` code points is encoded at each call and not kept, but inside
+    :func:`ascii_kept` for it."""
     if len(text) > LOWERED_SHARE_MAX:
+        kept = _ASCII_KEPT.get()
+        if kept is not None and kept[0] is text:
+            if kept[1] is None:
+                kept[1] = text.encode("ascii", "replace")
+            return kept[1]
         return text.encode("ascii", "replace")
     return shared("ascii", text, None, lambda: text.encode("ascii", "replace"))
+
+
+_ASCII_KEPT: ContextVar[list | None] = ContextVar("unveil_ascii_kept", default=None)
+
+
+@contextmanager
+def ascii_kept(text: str) -> Iterator[None]:
+    """Within the block, :func:`ascii_bytes` of ``text`` is encoded once and kept, whatever its
+    length (the decoders of one text each encoded a long one anew: five 10 MB copies alive
+    together for a padded 10 MB file); dropped at the block's end. Blocks do not nest: an inner
+    one for another text replaces the outer one until it ends."""
+    token = _ASCII_KEPT.set([text, None])
+    try:
+        yield
+    finally:
+        _ASCII_KEPT.reset(token)

@@ -57,7 +57,7 @@ from typing import Any, Sequence
 import regex
 
 from unveil.core import context as cx
-from unveil.core import scope
+from unveil.core import folding, scope
 from unveil.core.checks.literal_index import stretch_matches
 from unveil.core.findings import Finding, Severity
 from unveil.core.rules import Rule, bundled_rules
@@ -1434,7 +1434,7 @@ def lower_in_place(text: str) -> str:
     SpecialCasing.txt), becomes U+0069 alone. The clause rules match their literals in the
     case-folded reading; where full case folding changes lengths (``ß`` → ``ss``) they match in
     this instead, so that one such character anywhere in a file cannot make them case-sensitive."""
-    return text.replace("\u0130", "i").lower()
+    return folding.lower(text.replace("\u0130", "i"))
 
 
 def _code_line_at(dc, t, rt: str, ls: int, le: int, o: int) -> tuple[bool, int]:

@@ -50,7 +50,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from unveil.core import scope as _scope
 from unveil.core.checks.literal_index import occurs
@@ -637,16 +637,15 @@ def _find_rot_and_reversed(text: str) -> list[Decoded]:
     cache = _scope.document_cache()
     if cache is not None and _DOCUMENT_TEXT.get() is text:
         return _rot_document(cache, text)
-    lines = _lines_of(text)
     # a frame word anywhere in the text (no frame pattern crosses a line break, so per line)
     any_rot = any_rev = False
-    for _, line in lines:
+    for _, line in _iter_lines(text):
         fr = _frames(line)
         any_rot, any_rev = any_rot or fr[0], any_rev or fr[1]
         if any_rot and any_rev:
             break
     any_rev = any_rev or "//:ptth" in text or "//:sptth" in text  # a reversed URL frames its line
-    return _rot_out(_rot_lines(lines, any_rot, any_rev, ""))
+    return _rot_out(_rot_lines(_iter_lines(text), any_rot, any_rev, ""))
 
 
 _DOCUMENT_TEXT: ContextVar[str | None] = ContextVar("unveil_obfuscation_document_text", default=None)
@@ -747,7 +746,7 @@ def _prev_nonblank(text: str, pos: int) -> str:
     return ""
 
 
-def _rot_lines(lines: list[tuple[int, str]], any_rot: bool, any_rev: bool, prev: str) -> list:
+def _rot_lines(lines: Iterable[tuple[int, str]], any_rot: bool, any_rev: bool, prev: str) -> list:
     """``[(line start, results)]`` of the lines of ``lines`` with results (:func:`_rot_line`),
     ``prev`` the non-blank line before the first of them."""
     out = []
@@ -782,6 +781,32 @@ def _lines_of(text: str) -> list[tuple[int, str]]:
             out.append((pos, line))
         pos += len(line) + 1
     return out
+
+
+LINES_PIECE = 1 << 18
+"""Code points of text :func:`_iter_lines` splits into lines at a time (at least: up to a line
+break)."""
+_BREAK = re.compile(r"[\r\n]")
+
+
+def _iter_lines(text: str) -> Iterator[tuple[int, str]]:
+    """:func:`_lines_of` ``(text)``, one piece of :data:`LINES_PIECE` code points or more at a time,
+    each ending after a line break: the same lines (a ``\r\n`` cut between two pieces leaves an
+    empty line, which is not listed), without all of a long text's lines listed at once (the
+    padded 10 MB ``AGENTS.md``'s 200,000 lines and their pairs: 26 MB)."""
+    n = len(text)
+    if n <= LINES_PIECE:
+        yield from _lines_of(text)
+        return
+    a = 0
+    while a < n:
+        b = a + LINES_PIECE
+        if b < n:
+            m = _BREAK.search(text, b)
+            b = n if m is None else m.end()
+        for pos, line in _lines_of(text[a:b]):
+            yield a + pos, line
+        a = b
 
 
 def _frames(line: str) -> tuple[bool, bool]:
@@ -1311,23 +1336,26 @@ _TAG = re.compile(r"<[^>]*>")
 _SVG_TEXT = re.compile(r"<!--(.*?)-->|<(?:text|tspan|title|desc|textPath)\b[^>]*>(.*?)</", re.S | re.I)
 
 
+_DATA_AT = re.compile(rb"[dD][aA][tT][aA]:")
+"""``data:`` in any case, in a text's :func:`unveil.core.scope.ascii_bytes`: no other code point
+lowers, case-folds or matches under ``re.IGNORECASE`` to ``d``, ``a``, ``t`` or ``:`` (checked
+over every code point by ``tests/unit/test_obfuscation_data_at.py``), so these are where
+:data:`_DATA` can start."""
+
+
 def _data_matches(text: str):
     """The matches of :data:`_DATA` in ``text``, as one ``finditer`` gives them: each starts at
-    an occurrence of ``data:`` (no other code point case-folds to its letters), so only those
-    are tried, past the end of the last match (a plain ``finditer`` when lower-casing moves offsets)."""
-    low = _scope.lowered(text)
-    if len(low) != len(text):
-        yield from _DATA.finditer(text)
-        return
+    an occurrence of ``data:`` in any case (:data:`_DATA_AT`), so only those are tried, past the
+    end of the last match. Found in the text's ASCII bytes (one byte a code point): no
+    lower-cased copy of the text."""
     cursor = 0
-    i = low.find("data:")
-    while i >= 0:
+    for at in _DATA_AT.finditer(_scope.ascii_bytes(text)):
+        i = at.start()
         if i >= cursor:
             m = _DATA.match(text, i)
             if m is not None:
                 yield m
                 cursor = m.end()
-        i = low.find("data:", i + 1)
 
 
 def _find_data_uris(text: str, exempt: list[tuple[int, int]]) -> list[Decoded]:
@@ -1609,7 +1637,6 @@ class _TriggerProbe:
     def __init__(self, text: str) -> None:
         self.text = text
         self._ascii: bytes | None = None
-        self._lower: str | None = None
 
     def occurs(self, trigger) -> bool:
         fast = _FAST_TRIGGERS.get(trigger.pattern)
@@ -1629,9 +1656,9 @@ class _TriggerProbe:
 
     def _has_data(self, t: str) -> bool:
         if t is self.text:
-            if self._lower is None:
-                self._lower = _scope.lowered(self.text)
-            return "data:" in self._lower
+            if self._ascii is None:
+                self._ascii = _scope.ascii_bytes(self.text)
+            return _DATA_AT.search(self._ascii) is not None
         return "data:" in t.lower()
 
 
@@ -1680,14 +1707,15 @@ def find_encoded(text: str) -> list[Decoded]:
     exempt = _exempt_spans(text)
     found: list[Decoded] = []
     probe = _TriggerProbe(text)
-    for dec in DECODERS:
-        _scope.checkpoint()  # a background analysis may wait between two decoders
-        if dec.trigger is not None and not probe.occurs(dec.trigger):
-            continue
-        try:
-            found += dec.find(text, exempt)
-        except Exception:  # noqa: BLE001 - one failing decoder must not stop the others
-            continue
+    with _scope.ascii_kept(text):  # (the probe and each decoder read the same ASCII bytes)
+        for dec in DECODERS:
+            _scope.checkpoint()  # a background analysis may wait between two decoders
+            if dec.trigger is not None and not probe.occurs(dec.trigger):
+                continue
+            try:
+                found += dec.find(text, exempt)
+            except Exception:  # noqa: BLE001 - one failing decoder must not stop the others
+                continue
     found.sort(key=lambda d: (d.start, -(d.end - d.start)))
     kept: list[Decoded] = []
     for d in found:

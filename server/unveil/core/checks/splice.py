@@ -41,6 +41,7 @@ import time
 from bisect import bisect_left, bisect_right
 from typing import Callable, Iterable, NamedTuple
 
+from unveil.core import folding
 from unveil.core.checks.literal_index import records as _records
 
 Record = tuple[int, int, int, int]
@@ -140,7 +141,7 @@ def casefold_from(prev: tuple[str, str] | None, text: str) -> str:
     when the old folding changed the text's length (its offsets no longer match), the whole
     text is folded."""
     if prev is None or len(prev[1]) != len(prev[0]):
-        return text.casefold()
+        return folding.casefold(text)
     old, old_folded = prev
     d = text_delta(old, text)
     return (
@@ -158,7 +159,7 @@ def casefolded(name: str, text: str) -> str:
 
     cache = scope.document_cache()
     if cache is None or len(text) < CASEFOLD_REUSE_MIN:
-        return text.casefold()
+        return folding.casefold(text)
     key = ("casefold", name)
     folded = casefold_from(cache.kept.get(key), text)
     cache.kept[key] = (text, folded)
