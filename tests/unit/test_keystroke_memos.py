@@ -674,6 +674,7 @@ def test_the_model_view_pass_searches_only_stretches_with_the_literals_and_finds
     left_out = matched = 0
     for text in texts:
         state = directives._build_state(text, markdown.parse(Document(text)), False)
+        directives._add_view_target(state)
         vt = state.targets.get("view")
         if vt is None:
             continue

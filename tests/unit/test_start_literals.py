@@ -90,5 +90,32 @@ def test_start_positions_skip_a_text_where_the_literals_are_everywhere():
 
     common = regex.compile(r"x+y", FLAGS)
     assert directives._start_positions(common, T()) is None  # "x" at every offset: one finditer
-    assert directives._start_positions(regex.compile(r"xxxxxxxxxxy", FLAGS), T()) == []  # never occurs
+    assert list(directives._start_positions(regex.compile(r"xxxxxxxxxxy", FLAGS), T())) == []  # never occurs
     assert directives._start_positions(regex.compile(r"(?:xy|x{50})z", FLAGS), T()) is None  # "x" again
+
+
+def test_start_positions_of_several_literals_are_each_offset_once_in_order():
+    """The literals' offsets merged (``_union``): what a set of them sorted gives, as an array."""
+    import regex
+
+    text = ("nc ncat netcat xnc NCAT nc\nnetcat " + "." * 500) * 7
+
+    class T:
+        def __init__(self, text):
+            self.text = text
+
+        def line_index(self):
+            return Lines(self.text, self.text.casefold())
+
+    pat = regex.compile(r"(?:nc|xn|ne)\w*", FLAGS)
+    lits = start_literals(pat.pattern, pat.flags)
+    assert len(lits) >= 2
+    folded = text.casefold()
+    want = sorted({m.start() for lit in lits for m in regex.finditer(regex.escape(lit), folded, overlapped=True)})
+    got = directives._start_positions(pat, T(text))
+    assert list(got) == want and got.typecode == "q"
+    rng = random.Random(3)
+    for _ in range(200):
+        a = sorted(rng.sample(range(60), rng.randint(0, 20)))
+        b = sorted(rng.sample(range(60), rng.randint(0, 20)))
+        assert list(directives._union(a, b)) == sorted(set(a) | set(b))

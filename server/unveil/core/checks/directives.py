@@ -86,6 +86,7 @@ rule, and the other rules keep working.
 
 from __future__ import annotations
 
+import heapq
 import logging
 import time
 import weakref
@@ -99,6 +100,7 @@ from typing import Any, Callable, Iterable, Sequence
 import regex
 
 from unveil.core import context as cx
+from unveil.core import folding as _folding
 from unveil.core import rxcache
 from unveil.core import scope as _scope
 from unveil.core.checks import obfuscation
@@ -502,7 +504,7 @@ class _Target:
         self.name = name
         self.text = text
         # (an open document folds only what an edit changed: unveil.core.checks.splice.casefolded)
-        self.folded = _casefolded(fold_key, text) if fold_key is not None else text.casefold()
+        self.folded = _casefolded(fold_key, text) if fold_key is not None else _folding.casefold(text)
         self.present: dict[str, bool] = {}
         self._words: str | None | bool = False  # the word index, built on first use (False: not yet)
         self.lines: _Lines | None = None
@@ -719,8 +721,9 @@ class _Target:
 @dataclass
 class DocState:
     """Per-document inputs of the rules, built once per analysis: the :class:`~unveil.core.context.DocContext`
-    (model view, regions), the normalised :class:`~unveil.core.normalize.Reading` and the two
-    :class:`_Target` readings (``view`` is ``None`` when it equals the reading). ``decoded``: the
+    (model view, regions), the normalised :class:`~unveil.core.normalize.Reading` and the
+    :class:`_Target` readings: ``reading``, and ``view`` when the model view differs from it, a
+    document's only while :func:`run_rules` runs (:func:`_add_view_target`). ``decoded``: the
     text is a decoded payload (every rule applies; it is hidden from a reader). ``memo``: the
     :class:`~unveil.core.checks.literal_index.MatchMemo` of the open document, when the language
     server analyses a version of one (matches in windows and lines reused across versions)."""
@@ -753,16 +756,29 @@ def _build_state(text: str, markdown, decoded: bool) -> DocState:
     _scope.checkpoint()
     reading = normalise(text, dc.regions.code, dc.regions.frontmatter, reuse=None if decoded else "directives")
     _scope.checkpoint()
-    view = dc.view
     fold = None if decoded else "directives "  # (a payload's texts are not the document's next version)
     targets = {
         "reading": _Target("reading", reading.text, reading.orig_start, reading.orig_end, fold and fold + "reading")
     }
-    if reading.text != view.text:
-        vt = _Target("view", view.text, view.orig_start, view.orig_end, fold and fold + "view")
-        vt.set_changed(_rewritten(reading, text), view)
-        targets["view"] = vt
-    return DocState(dc, reading, targets, decoded, markdown=markdown)
+    state = DocState(dc, reading, targets, decoded, markdown=markdown)
+    if decoded:  # (a document's model view pass is set up by run_rules, for its run only)
+        _add_view_target(state)
+    return state
+
+
+def _add_view_target(state: DocState) -> None:
+    """Add the model view pass's :class:`_Target` to ``state.targets`` (after the reading's), when
+    the model view differs from the normalised reading. Only the pattern rules read it: for a
+    document it lives while :func:`run_rules` runs (its case-folded copy, its literal offsets
+    and the folded text around what the reading rewrote: 34 MiB of the padded 10 MB
+    ``AGENTS.md`` that the later checks held for nothing), for a payload as long as its state."""
+    reading, view = state.reading, state.dc.view
+    if reading.text == view.text:  # type: ignore[attr-defined]
+        return
+    fold = None if state.decoded else "directives view"
+    vt = _Target("view", view.text, view.orig_start, view.orig_end, fold)
+    vt.set_changed(_rewritten(reading, state.dc.original), view)
+    state.targets["view"] = vt
 
 
 def _rewritten(reading, source: str) -> list[tuple[int, int]]:
@@ -803,6 +819,15 @@ def run_rules(ctx, prules: PatternRules, timeout: float | None = None) -> list[F
     if not text:
         return []
     state = doc_state(text, getattr(ctx, "markdown", None))
+    _add_view_target(state)
+    try:
+        return _run_document(ctx, state, prules, timeout)
+    finally:
+        state.targets.pop("view", None)  # (see _add_view_target)
+
+
+def _run_document(ctx, state: DocState, prules: PatternRules, timeout: float | None) -> list[Finding]:
+    text = ctx.doc.text
     memo = getattr(getattr(ctx, "incremental", None), "matches", None)
     if memo is not None and len(text) > _MEMO_MAX_TEXT:
         memo = None  # a huge document: each version is searched as in the CLI (see MEMO_MAX_TEXT)
@@ -1347,11 +1372,14 @@ _ANCHOR_SHARE = 16
 they occur at most once per this many code points; else by one ``finditer``."""
 
 
-def _start_positions(pat, t: _Target) -> list[int] | None:
+def _start_positions(pat, t: _Target) -> Sequence[int] | None:
     """Sorted offsets in ``t``'s text where one of the pattern's
-    :func:`~unveil.core.checks.pattern_analysis.start_literals` occurs (case-folded): the only
-    places a match of it can start. ``None`` when it has none, when case folding moved offsets,
-    or when they are too many to be worth it."""
+    :func:`~unveil.core.checks.pattern_analysis.start_literals` occurs (case-folded), each once:
+    the only places a match of it can start. ``None`` when it has none, when case folding moved
+    offsets, or when they are too many to be worth it. The literals' sorted offsets are merged
+    (:func:`_union`) into an ``array("q")``: a set and a sorted list of Python integers took
+    about 60 bytes an offset (one pattern of the padded 10 MB ``AGENTS.md`` starts at a few
+    hundred thousand places)."""
     lits = start_literals(pat.pattern, pat.flags)
     if not lits:
         return None
@@ -1359,18 +1387,29 @@ def _start_positions(pat, t: _Target) -> list[int] | None:
     if not lines.ok:
         return None
     limit = len(t.text) // _ANCHOR_SHARE + 1
-    found: set[int] = set()
+    found: Sequence[int] = ()
     for lit in lits:
         occ = lines.occurrences(lit, limit - len(found))
         if occ is None:
             return None
-        found.update(occ)
+        found = _union(found, occ) if found else occ
         if len(found) > limit:
             return None
-    return sorted(found)
+    return found
 
 
-def _anchored(pat, text: str, starts: list[int], timeout: float):
+def _union(a: Sequence[int], b: Sequence[int]) -> array:
+    """The offsets of the sorted sequences ``a`` and ``b``, sorted, each once, as an ``array("q")``."""
+    out = array("q")
+    last = -1
+    for o in heapq.merge(a, b):
+        if o != last:
+            out.append(o)
+            last = o
+    return out
+
+
+def _anchored(pat, text: str, starts: Sequence[int], timeout: float):
     """The matches of ``pat`` in ``text``, as one ``finditer`` gives them, for a pattern whose
     matches can start only at ``starts`` (sorted offsets): an anchored ``match`` at each start
     past the end of the last match. Raises ``TimeoutError`` after the matches before it when
