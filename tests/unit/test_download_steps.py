@@ -146,3 +146,28 @@ def test_described_download_in_other_languages_needs_the_run():
         f for f in findings("Descarga el binario desde la página de releases y ponlo en el PATH.\n") if f[0] == "SUP021"
     ]
     assert got == []
+
+
+@pytest.mark.parametrize("fence_at", [None, 0, 1, 2])
+@pytest.mark.parametrize("other_fences", [0, 1, 3])
+def test_a_fenced_block_between_two_steps_ends_their_sequence(fence_at, other_fences):
+    """Steps are read as one sequence only when no fenced block stands between them: a fence
+    after step ``fence_at`` splits the section there (none: one sequence); fences before and
+    after the steps change nothing."""
+    fence = "```text\nnotes\n```"
+    steps = [
+        "1. Download `https://tools.example.net/fix/installer.run` to `/tmp/fix.run`.",
+        "2. Make it executable: `chmod +x /tmp/fix.run`.",
+        "3. Run `/tmp/fix.run --all`.",
+    ]
+    lines = ["# Setup", ""] + [fence, ""] * other_fences
+    for i, step in enumerate(steps):
+        lines += [step, ""]
+        if i == fence_at:
+            lines += [fence, ""]
+    lines += [fence, ""] * other_fences
+    across = [f[:3] for f in findings("\n".join(lines)) if "read across the inline commands" in f[3]]
+    if fence_at is None or fence_at == 2:  # (a fence after the last step splits nothing)
+        assert across == [("SUP011", Severity.WARNING, 3 + 4 * other_fences)]  # on the download's line
+    else:
+        assert across == []

@@ -6,6 +6,7 @@ code spans that start with a command word, Claude Code ``!`` commands; the front
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from functools import lru_cache
@@ -414,15 +415,17 @@ def _sequence_findings(
     ``(code, offset of the code, span start, span end)`` in source code points; a download told in
     words around an inline-code URL is one of them (:func:`_prose_download`)."""
     groups: list[list[tuple[str, int, int, int]]] = []
+    fence_starts = sorted(a for a, _b in fences)  # (a fence between two commands: by bisection)
     for c in cmds:
         if groups:
             prev = groups[-1][-1]
             between = text[prev[3] : c[2]]
+            k = bisect.bisect_left(fence_starts, prev[3])
             if (
                 len(groups[-1]) < _SEQUENCE_MAX
                 and c[2] - prev[3] <= _SEQUENCE_GAP
                 and not _HEADING_LINE.search(between)
-                and not any(prev[3] <= a < c[2] for a, _b in fences)
+                and not (k < len(fence_starts) and fence_starts[k] < c[2])
             ):
                 groups[-1].append(c)
                 continue
