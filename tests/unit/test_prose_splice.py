@@ -125,3 +125,22 @@ def test_long_text_candidates_are_lowered_a_stretch_at_a_time(monkeypatch):
     want = [m.span() for m in alternation.finditer(odd)]
     assert (7, 11) in want and (12, 18) in want  # .ssh, id_rsa: found in the text's own case
     assert prose.candidates(odd) == want
+
+
+def test_sentence_bounds_copy_only_the_stretch_read_however_long_the_line():
+    """On one long line full of code spans with stops, a sentence's stretch is neutralised on
+    its own (``_Bounds.window``): the neutralised text's code points there, and nothing more
+    copied (an attacker's one-line file would otherwise cost a copy of the line per sentence)."""
+    from unveil.core import context as cx
+
+    unit = "Run `make x.y` now. Then `a?b` and `c` here! "
+    text = unit * 2_000  # about 90,000 code points, no line break
+    whole = prose._neutralised(text)
+    bounds = prose._Bounds(text)
+    assert len(bounds.starts) == 4_000
+    for start in range(0, len(text) - 10, 997):
+        a, b = cx.unit_reads(len(text), start, start + 3)
+        piece = bounds.window(a, b)
+        assert piece == whole[a:b] and len(piece) == b - a <= 2 * cx._WINDOW + 3 + 16
+        assert bounds(start, start + 3) == cx.unit_bounds(whole, start, start + 3)
+    assert bounds.window(0, 4) is None  # "Run " meets no span

@@ -778,10 +778,12 @@ class _Bounds:
     In an open document (:func:`unveil.core.scope.document_cache`) the neutralised text is
     :func:`_bounds_text`'s, kept for the next version. Elsewhere no neutralised copy of the whole
     text is made (a 10 MB file's was 20 MB of its peak memory, plus its pieces while it was
-    joined): the code spans holding such a mark are listed once, and a sentence whose stretch
-    read (:func:`unveil.core.context.unit_reads`) meets none of them is bounded in ``vt``
-    itself; else its whole lines are neutralised on their own (exact: :func:`_neutralised`
-    works line by line)."""
+    joined): the code spans holding such a mark (the matches of :data:`_CODE_SPAN` over the
+    whole text that :func:`_neutralised` changes) are listed once; a sentence whose stretch read
+    (:func:`unveil.core.context.unit_reads`) meets none of them is bounded in ``vt`` itself,
+    else in that stretch with the marks inside the listed spans replaced (:meth:`window`): the
+    same code points as the neutralised text there, and never more than the stretch is copied,
+    however long its line."""
 
     def __init__(self, vt: str) -> None:
         from array import array
@@ -799,20 +801,33 @@ class _Bounds:
                     self.starts.append(m.start())
                     self.ends.append(m.end())
 
+    def window(self, a: int, b: int) -> str | None:
+        """``_neutralised(vt)[a:b]``, or ``None`` when it is ``vt[a:b]`` (no listed span meets it)."""
+        starts, ends, vt = self.starts, self.ends, self.vt
+        k = bisect.bisect_right(ends, a)  # the first listed span that ends after a
+        if k >= len(starts) or starts[k] >= b:
+            return None
+        parts = []
+        pos = a
+        while k < len(starts) and starts[k] < b:
+            s, e = max(starts[k], a), min(ends[k], b)
+            parts.append(vt[pos:s])
+            parts.append(_STOPS.sub("_", vt[s:e]))
+            pos = e
+            k += 1
+        parts.append(vt[pos:b])
+        return "".join(parts)
+
     def __call__(self, start: int, end: int, line_only: bool = False) -> tuple[int, int]:
         if self.text is not None:
             return cx.unit_bounds(self.text, start, end, line_only)
-        vt = self.vt
-        a, b = cx.unit_reads(len(vt), start, end)
-        k = bisect.bisect_right(self.ends, a)  # the first such span that ends after a
-        if k >= len(self.starts) or self.starts[k] >= b:
-            return cx.unit_bounds(vt, start, end, line_only)
-        ls = vt.rfind("\n", 0, a) + 1
-        le = vt.find("\n", b)
-        if le < 0:
-            le = len(vt)
-        s, e = cx.unit_bounds(_neutralised(vt[ls:le]), start - ls, end - ls, line_only)
-        return s + ls, e + ls
+        a, b = cx.unit_reads(len(self.vt), start, end)
+        piece = self.window(a, b)
+        if piece is None:
+            return cx.unit_bounds(self.vt, start, end, line_only)
+        # (unit_bounds of the piece reads the same stretch: it starts at a, ends at b)
+        s, e = cx.unit_bounds(piece, start - a, end - a, line_only)
+        return s + a, e + a
 
 
 def _judged(dc: cx.DocContext, h: Hit, egress: bool) -> Finding:
