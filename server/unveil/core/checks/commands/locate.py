@@ -420,12 +420,12 @@ def _sequence_findings(
         if groups:
             prev = groups[-1][-1]
             between = text[prev[3] : c[2]]
-            k = bisect.bisect_left(fence_starts, prev[3])
+            kf = bisect.bisect_left(fence_starts, prev[3])
             if (
                 len(groups[-1]) < _SEQUENCE_MAX
                 and c[2] - prev[3] <= _SEQUENCE_GAP
                 and not _HEADING_LINE.search(between)
-                and not (k < len(fence_starts) and fence_starts[k] < c[2])
+                and not (kf < len(fence_starts) and fence_starts[kf] < c[2])
             ):
                 groups[-1].append(c)
                 continue
