@@ -504,9 +504,9 @@ def test_line_breaks_read_as_line_feeds_are_not_rewritten_stretches(newline):
 
 
 def test_a_documents_model_view_pass_lives_while_the_pattern_rules_run(monkeypatch):
-    """The view target (its case-folded copy, literal offsets, rewritten stretches) is added by
-    run_rules and dropped when it returns; the clause rules, which read only the normalised
-    reading, find the same; a payload's state keeps its own."""
+    """The view target (its case-folded copy, literal offsets, rewritten stretches) is not in
+    the shared document state: run_rules adds it for its run and drops it when it returns (the
+    analysis still finds the emphasised injection); a payload's state keeps its own."""
     from unveil.core import scope
     from unveil.core.analyze import analyze
 

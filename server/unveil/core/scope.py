@@ -185,8 +185,8 @@ _ASCII_KEPT: ContextVar[list | None] = ContextVar("unveil_ascii_kept", default=N
 @contextmanager
 def ascii_kept(text: str) -> Iterator[None]:
     """Within the block, :func:`ascii_bytes` of ``text`` is encoded once and kept, whatever its
-    length (the decoders of one text each encoded a long one anew: five 10 MB copies alive
-    together for a padded 10 MB file); dropped at the block's end. Blocks do not nest: an inner
+    length (the decoders of one text each encoded a long one anew: up to four 10 MB copies
+    alive together for a padded 10 MB file); dropped at the block's end. Blocks do not nest: an inner
     one for another text replaces the outer one until it ends."""
     token = _ASCII_KEPT.set([text, None])
     try:
