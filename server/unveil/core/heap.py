@@ -6,8 +6,11 @@ each arena. The language server trims when idle (:mod:`unveil.lsp.memory`); ``un
 trims before it forks its pool (:func:`unveil.cli.analyze_paths`), so that the workers do not
 inherit, as resident pages, what the parent has just freed (every file's bytes).
 
-On any other C library (musl, macOS, Windows) :func:`glibc` is ``None`` and :func:`trim` does
-nothing.
+:func:`map_large_blocks` (``mallopt(3)``) keeps large blocks out of the heap for the rest of a
+process that analyses a big text.
+
+On any other C library (musl, macOS, Windows) :func:`glibc` is ``None`` and :func:`trim` and
+:func:`map_large_blocks` do nothing.
 """
 
 from __future__ import annotations
