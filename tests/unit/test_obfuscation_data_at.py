@@ -74,10 +74,12 @@ def test_a_long_texts_ascii_bytes_are_kept_only_inside_the_block(monkeypatch):
 @pytest.mark.parametrize("seed", range(6))
 def test_lines_in_pieces_are_the_lines_of_the_whole_text(monkeypatch, seed):
     """The rot13 and reversal decoder reads a long text's lines a piece at a time
-    (``_iter_lines``): the same non-empty lines at the same offsets, with pieces cut after any
-    line break (``\\r\\n`` split between two pieces included)."""
+    (``_iter_lines``, over ``literal_index.line_chunks``): the same non-empty lines at the same
+    offsets, with pieces of a few code points, texts with ``\\r``, ``\\n`` and ``\\r\\n``."""
+    from unveil.core.checks import literal_index
+
     rnd = random.Random(seed)
-    monkeypatch.setattr(obfuscation, "LINES_PIECE", rnd.choice([1, 2, 3, 7]))
+    monkeypatch.setattr(literal_index, "WORD_CHUNK", rnd.choice([1, 2, 3, 7]))
     for _ in range(80):
         text = "".join(
             rnd.choice(["a", "bc", " ", "\n", "\r", "\r\n", "\n\n", "\u00e9"]) for _ in range(rnd.randint(0, 40))

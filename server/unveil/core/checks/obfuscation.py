@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from unveil.core import scope as _scope
-from unveil.core.checks.literal_index import occurs
+from unveil.core.checks.literal_index import line_chunks, occurs
 from unveil.core.findings import Finding, Severity
 
 CATEGORY = "obfuscation"
@@ -783,30 +783,16 @@ def _lines_of(text: str) -> list[tuple[int, str]]:
     return out
 
 
-LINES_PIECE = 1 << 18
-"""Code points of text :func:`_iter_lines` splits into lines at a time (at least: up to a line
-break)."""
-_BREAK = re.compile(r"[\r\n]")
-
-
 def _iter_lines(text: str) -> Iterator[tuple[int, str]]:
-    """:func:`_lines_of` ``(text)``, one piece of :data:`LINES_PIECE` code points or more at a time,
-    each ending after a line break: the same lines (a ``\r\n`` cut between two pieces leaves an
-    empty line, which is not listed), without all of a long text's lines listed at once (the
-    padded 10 MB ``AGENTS.md``'s 200,000 lines and their pairs: 26 MB)."""
-    n = len(text)
-    if n <= LINES_PIECE:
-        yield from _lines_of(text)
-        return
+    """:func:`_lines_of` ``(text)``, read in the pieces of
+    :func:`~unveil.core.checks.literal_index.line_chunks` (each cut after a line feed, so no line
+    and no ``\r\n`` spans two): the same lines, without all of a long text's lines listed at once
+    (the padded 10 MB ``AGENTS.md``'s 200,000 lines and their pairs: 26 MB)."""
     a = 0
-    while a < n:
-        b = a + LINES_PIECE
-        if b < n:
-            m = _BREAK.search(text, b)
-            b = n if m is None else m.end()
-        for pos, line in _lines_of(text[a:b]):
+    for piece in line_chunks(text):
+        for pos, line in _lines_of(piece):
             yield a + pos, line
-        a = b
+        a += len(piece)
 
 
 def _frames(line: str) -> tuple[bool, bool]:
