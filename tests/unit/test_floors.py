@@ -1,0 +1,104 @@
+"""benchmarks/floors.py: its arithmetic, its reading of bench.py's results and its table (the
+measuring itself is a benchmark, run by hand)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def floors():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import floors as mod
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return mod
+
+
+def test_row_halves_the_median_for_two_cores(floors):
+    r = floors.row("parse", [9.0, 10.0, 30.0], 2, 1, agnix_wall=0.5, goal=2.5)
+    assert r == {
+        "step": "parse",
+        "cpu_s": 10.0,
+        "floor_wall_s": 5.0,
+        "ratio_to_agnix": 10.0,
+        "share_of_goal": 2.0,
+        "failed_files": 1,
+    }
+
+
+def test_row_without_agnix_or_goal(floors):
+    r = floors.row("encode", [0.4], 1, 0, agnix_wall=None, goal=None)
+    assert (r["floor_wall_s"], r["ratio_to_agnix"], r["share_of_goal"]) == (0.4, None, None)
+
+
+def _results(tmp_path: Path) -> Path:
+    p = tmp_path / "results.json"
+    p.write_text(
+        json.dumps(
+            {
+                "commit": "abc1234",
+                "date": "2026-12-07 11:36 UTC",
+                "corpus": {"unveil_cold": {"wall_s": 45.0, "cpu_s": 88.0}, "agnix": {"wall_s": 0.5}},
+                "growth": [
+                    {"bytes": 10_000, "unveil": {"wall_s": 0.2}},
+                    {"bytes": 9_998_343, "unveil": {"wall_s": 20.9}},
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    return p
+
+
+def test_unveil_figures_from_bench_results(floors, tmp_path):
+    assert floors.unveil_figures(_results(tmp_path)) == {
+        "commit": "abc1234",
+        "date": "2026-12-07 11:36 UTC",
+        "wall_s": 45.0,
+        "cpu_s": 88.0,
+        "ratio": 90.0,
+        "big_wall_s": 20.9,
+    }
+
+
+@pytest.mark.parametrize(
+    "content", ["", "{", "[]", '{"corpus": {}}', '{"corpus": {"unveil_cold": {}, "agnix": {"wall_s": 0}}}']
+)
+def test_unveil_figures_missing_or_broken(floors, tmp_path, content):
+    p = tmp_path / "results.json"
+    p.write_text(content, encoding="utf-8")
+    assert floors.unveil_figures(p) is None
+    assert floors.unveil_figures(tmp_path / "absent.json") is None
+
+
+def test_render_tables(floors, tmp_path):
+    r = {
+        "date": "2026-12-07 13:18 UTC",
+        "commit": "abc1234",
+        "machine": {"nproc": 2, "cpu": "CPU", "python": "3.11.7"},
+        "files": 3,
+        "bytes": 2_500_000,
+        "reps": 3,
+        "agnix": "agnix 0.59.3",
+        "agnix_wall_s": 0.5,
+        "corpus_goal_s": 2.5,
+        "rows": [floors.row("markdown-it-py parse", [10.0], 2, 0, 0.5, 2.5)],
+        "big_bytes": 10_000_000,
+        "big_goal_s": 8.0,
+        "big_rows": [floors.row("markdown-it-py parse", [6.8], 1, 0, None, 8.0)],
+        "unveil": floors.unveil_figures(_results(tmp_path)),
+    }
+    text = floors.render(r)
+    assert "Issue 10's goal, 5× agnix: **2.50 s** of wall time." in text
+    assert "| markdown-it-py parse | 10.00 s | 5.00 s | 10.0× | 2.0× | 0 |" in text
+    assert "| markdown-it-py parse | 6.80 s | 0.85× | 0 |" in text
+    assert "45.0 s wall, 88.0 s CPU, 90.0× agnix in that run." in text
+    assert "unveil's whole run on the same file (`results.md`): 20.9 s." in text
