@@ -69,6 +69,12 @@ def test_unveil_figures_from_bench_results(floors, tmp_path):
     }
 
 
+def test_unveil_figures_only_for_the_same_size(floors, tmp_path):
+    assert floors.unveil_figures(_results(tmp_path), big_bytes=10_300_000)["big_wall_s"] == 20.9
+    assert floors.unveil_figures(_results(tmp_path), big_bytes=10_600_000)["big_wall_s"] is None
+    assert floors.unveil_figures(_results(tmp_path), big_bytes=10_000)["big_wall_s"] == 0.2
+
+
 @pytest.mark.parametrize(
     "content", ["", "{", "[]", '{"corpus": {}}', '{"corpus": {"unveil_cold": {}, "agnix": {"wall_s": 0}}}']
 )
@@ -97,6 +103,7 @@ def test_render_tables(floors, tmp_path):
         "unveil": floors.unveil_figures(_results(tmp_path)),
     }
     text = floors.render(r)
+    assert "Issue 10's goal for a 10 MB file: **8 s**." in text
     assert "Issue 10's goal, 5× agnix: **2.50 s** of wall time." in text
     assert "| markdown-it-py parse | 10.00 s | 5.00 s | 10.0× | 2.0× | 0 |" in text
     assert "| markdown-it-py parse | 6.80 s | 0.85× | 0 |" in text
