@@ -25,8 +25,7 @@ Each step runs ``--reps`` times over the whole corpus (median CPU seconds of the
 ``time.process_time``). agnix runs on the same folder before each repetition (wall seconds,
 median). A floor on this 2-core machine is the step's CPU time halved (two worker processes,
 perfect sharing, no start-up): the best wall time any pipeline that includes the step could
-have. The ratio to agnix of each floor, and of the sum of the unavoidable ones, is what the
-issue's 5× goal has to fit above.
+have. Each floor is given as a ratio to agnix's wall time and as a share of the goal's budget.
 
 Usage (from the repository root; ``--json`` and ``--md`` default to ``benchmarks/floors.*``)::
 
@@ -86,7 +85,9 @@ def timed(step: Callable[[str], object], texts: list[str]) -> tuple[float, int]:
     for text in texts:
         try:
             step(text)
-        except BaseException:  # noqa: BLE001 - a Rust panic arrives as pyo3's PanicException
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:  # noqa: BLE001 - a Rust panic arrives as pyo3's PanicException (a BaseException)
             failed += 1
     return time.process_time() - t0, failed
 

@@ -39,6 +39,29 @@ def test_row_without_agnix_or_goal(floors):
     assert (r["floor_wall_s"], r["ratio_to_agnix"], r["share_of_goal"]) == (0.4, None, None)
 
 
+class _Panic(BaseException):
+    """Stands for pyo3's ``PanicException``, which derives from ``BaseException``."""
+
+
+def test_timed_counts_the_texts_a_step_fails_on(floors):
+    def step(text: str) -> None:
+        if text == "panic":
+            raise _Panic
+        if text == "error":
+            raise ValueError(text)
+
+    cpu, failed = floors.timed(step, ["ok", "panic", "error", "ok"])
+    assert failed == 2 and cpu >= 0
+
+
+def test_timed_lets_an_interrupt_through(floors):
+    def step(text: str) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        floors.timed(step, ["x"])
+
+
 def _results(tmp_path: Path) -> Path:
     p = tmp_path / "results.json"
     p.write_text(
