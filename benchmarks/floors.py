@@ -12,10 +12,11 @@ take whatever unveil's own code does, with the libraries unveil is built on:
 * tiktoken: ``o200k_base`` encoding of every text (Rust; the fastest exact token count there is
   in Python, :func:`unveil.core.tokens.encoding`), for the token report;
 * markdown-it-pyrs (only when installed, ``pip install markdown-it-pyrs``; it is not a dependency
-  of unveil): the compiled
-  CommonMark parser the issue allows, ``MarkdownIt("commonmark").enable_many(["table",
+  of unveil): the compiled CommonMark parser the issue allows "if it gives the same hidden/visible
+  structure as markdown-it-py on the whole corpus", ``MarkdownIt("commonmark").enable_many(["table",
   "strikethrough", "front_matter", "footnote"]).tree(text)``, as the floor a port of the markdown
-  layer onto it would start from; files it panics on are counted.
+  layer onto it would start from; files it panics on are counted, and its structure is compared
+  with markdown-it-py's file by file (:func:`compare_parsers`).
 
 The same steps then run on a padded ``AGENTS.md`` of ``--big`` bytes (``bench.py``'s growth file,
 10^7 by default), against the issue's 8 s goal for it: one process analyses one file, so there a
@@ -43,6 +44,7 @@ import os
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Callable
 
@@ -76,6 +78,105 @@ def markdown_it_pyrs() -> tuple[Callable[[str], object], str] | None:
         return None
     md = markdown_it_pyrs.MarkdownIt("commonmark").enable_many(["table", "strikethrough", "front_matter", "footnote"])
     return md.tree, getattr(markdown_it_pyrs, "__version__", "?")
+
+
+_PY_BLOCKS = {
+    "paragraph_open": "paragraph",
+    "heading_open": "heading",
+    "html_block": "html_block",
+    "code_block": "code_block",
+    "fence": "fence",
+    "front_matter": "front_matter",
+    "table_open": "table",
+    "definition": "definition",
+}
+"""markdown-it-py block token types compared, by the name they are counted under."""
+_RS_BLOCKS = {name: name for name in _PY_BLOCKS.values()} | {"lheading": "heading"}
+"""markdown-it-pyrs node names compared (its setext headings are ``lheading``)."""
+_RS_INLINE_PARENTS = frozenset({"paragraph", "heading", "lheading", "table"})
+
+
+def py_structure(parse: Callable[[str], list], text: str) -> tuple[Counter, Counter]:
+    """``(blocks, inlines)`` of ``text`` as markdown-it-py's ``parse`` reads it: blocks are
+    ``(kind, first line)`` (0-based; the paragraphs of tight lists, which render without one,
+    left out), inlines ``("code_inline" | "html_inline", content)``, ``("link", href, title)``
+    and ``("image", src, title)``; each counted."""
+    blocks: Counter = Counter()
+    inlines: Counter = Counter()
+    for t in parse(text):
+        kind = _PY_BLOCKS.get(t.type)
+        if kind and t.map and not (kind == "paragraph" and t.hidden):
+            blocks[(kind, t.map[0])] += 1
+        if t.type != "inline":
+            continue
+        for c in t.children or ():
+            if c.type in ("code_inline", "html_inline"):
+                inlines[(c.type, c.content)] += 1
+            elif c.type == "link_open":
+                inlines[("link", c.attrs.get("href"), c.attrs.get("title"))] += 1
+            elif c.type == "image":
+                inlines[("image", c.attrs.get("src"), c.attrs.get("title"))] += 1
+    return blocks, inlines
+
+
+def rs_structure(tree: Callable[[str], object], text: str) -> tuple[Counter, Counter]:
+    """:func:`py_structure`'s counts read from markdown-it-pyrs's node tree (``tree(text)``;
+    its source maps are UTF-8 byte offsets)."""
+    data = text.encode("utf-8", "surrogatepass")
+    blocks: Counter = Counter()
+    inlines: Counter = Counter()
+
+    def walk(node, inline: bool) -> None:
+        kind = _RS_BLOCKS.get(node.name)
+        if kind and node.srcmap and not inline:
+            blocks[(kind, data.count(b"\n", 0, node.srcmap[0]))] += 1
+        if node.name == "code_inline":
+            inlines[("code_inline", "".join(c.meta.get("content", "") for c in node.children))] += 1
+        elif node.name == "html_inline":
+            inlines[("html_inline", node.meta.get("content"))] += 1
+        elif node.name in ("link", "image", "autolink"):  # markdown-it-py's autolinks are links
+            kind = "image" if node.name == "image" else "link"
+            inlines[(kind, node.meta.get("url"), node.meta.get("title"))] += 1
+        for c in node.children:
+            walk(c, inline or node.name in _RS_INLINE_PARENTS)
+
+    walk(tree(text), False)
+    return blocks, inlines
+
+
+def differences(a: Counter, b: Counter) -> Counter:
+    """How many items of each kind one count has more of than the other (both ways)."""
+    out: Counter = Counter()
+    for key, n in ((a - b) + (b - a)).items():
+        out[key[0]] += n
+    return out
+
+
+def compare_parsers(texts: list[tuple[str, str]], py_parse, rs_tree) -> dict:
+    """markdown-it-pyrs against markdown-it-py over ``(name, text)`` pairs: files compared,
+    panics, files whose blocks or inlines differ, the differing items by kind, and the first
+    five names of each kind of difference."""
+    out = {"files": len(texts), "panics": 0, "block_files": 0, "inline_files": 0, "kinds": Counter()}
+    examples: dict[str, list[str]] = {"blocks": [], "inlines": []}
+    for name, text in texts:
+        try:
+            rs = rs_structure(rs_tree, text)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:  # noqa: BLE001 - pyo3's PanicException
+            out["panics"] += 1
+            continue
+        py = py_structure(py_parse, text)
+        for i, part in enumerate(("blocks", "inlines")):
+            diff = differences(py[i], rs[i])
+            if diff:
+                out["block_files" if i == 0 else "inline_files"] += 1
+                out["kinds"].update(diff)
+                if len(examples[part]) < 5:
+                    examples[part].append(name)
+    out["kinds"] = dict(out["kinds"].most_common())
+    out["examples"] = examples
+    return out
 
 
 def timed(step: Callable[[str], object], texts: list[str]) -> tuple[float, int]:
@@ -127,7 +228,8 @@ def measure(corpus: Path, reps: int, big_size: int) -> dict:
     folder = corpus / "benign"
     from unveil.core.discovery import collect
 
-    paths = [p for _, p in collect([str(folder)]).files]
+    found = collect([str(folder)]).files
+    paths = [p for _, p in found]
     texts = [p.read_bytes().decode("utf-8", "replace") for p in paths]
     todo = steps()
     agnix, agnix_how = bench.find_agnix(install=False)
@@ -160,6 +262,12 @@ def measure(corpus: Path, reps: int, big_size: int) -> dict:
             big_runs.setdefault(name, []).append(cpu)
             big_failed[name] = bad
     big_rows = [row(n, c, 1, big_failed.get(n, 0), None, BIG_GOAL_S) for n, c in big_runs.items()]
+    pyrs = markdown_it_pyrs()
+    parsers = None
+    if pyrs:
+        names = [str(p.relative_to(folder)) for p in paths]
+        parsers = compare_parsers(list(zip(names, texts)), markdown_it_py(), pyrs[0])
+        parsers["version"] = pyrs[1]
     return {
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": bench.commit(),
@@ -175,6 +283,7 @@ def measure(corpus: Path, reps: int, big_size: int) -> dict:
         "big_goal_s": BIG_GOAL_S,
         "big_rows": big_rows,
         "unveil": unveil_figures(big_bytes=len(big.encode("utf-8"))),
+        "parsers": parsers,
     }
 
 
@@ -251,6 +360,27 @@ def render(r: dict) -> str:
         lines.append(f"| {x['step']} | {x['cpu_s']:.2f} s | {_ratio(x['share_of_goal'])} | {x['failed_files']} |")
     if u and u.get("big_wall_s"):
         lines += ["", f"unveil's whole run on the same file (`results.md`): {u['big_wall_s']} s."]
+    c = r.get("parsers")
+    if c:
+        kinds = ", ".join(f"{k} {n}" for k, n in c["kinds"].items()) or "none"
+        lines += [
+            "",
+            f"## markdown-it-pyrs {c['version']} against markdown-it-py on the corpus",
+            "",
+            "What the hidden-text checks read of the structure: each block's kind and first line "
+            "(paragraphs, headings, HTML blocks, indented and fenced code, front matter, tables, "
+            "reference definitions; tight lists' paragraphs left out, as pyrs has none there), and "
+            "each inline code span, inline HTML, link and image with its content, address and title.",
+            "",
+            "| files compared | it panicked on | blocks differ in | inlines differ in | differing items by kind |",
+            "|---|---|---|---|---|",
+            f"| {c['files']} | {c['panics']} | {c['block_files']} | {c['inline_files']} | {kinds} |",
+        ]
+        for part in ("blocks", "inlines"):
+            if c["examples"][part]:
+                lines.append(
+                    f"\nFirst files whose {part} differ: " + ", ".join(f"`{n}`" for n in c["examples"][part]) + "."
+                )
     return "\n".join(lines) + "\n"
 
 

@@ -132,3 +132,65 @@ def test_render_tables(floors, tmp_path):
     assert "| markdown-it-py parse | 6.80 s | 0.85× | 0 |" in text
     assert "45.0 s wall, 88.0 s CPU, 90.0× agnix in that run." in text
     assert "unveil's whole run on the same file (`results.md`): 20.9 s." in text
+
+
+def test_py_structure_reads_blocks_and_inlines(floors):
+    text = '# Hi `c`\n\n- a\n- b\n\n<div>\nx\n</div>\n\nSee <b>x</b> [l](http://x "t") ![i](u)\n'
+    blocks, inlines = floors.py_structure(floors.markdown_it_py(), text)
+    assert blocks == {("heading", 0): 1, ("html_block", 5): 1, ("paragraph", 9): 1}
+    assert inlines == {
+        ("code_inline", "c"): 1,
+        ("html_inline", "<b>"): 1,
+        ("html_inline", "</b>"): 1,
+        ("link", "http://x", "t"): 1,
+        ("image", "u", None): 1,
+    }
+
+
+class _Node:
+    """The shape of a markdown-it-pyrs node: ``name``, ``srcmap`` (UTF-8 byte offsets), ``meta``, ``children``."""
+
+    def __init__(self, name, srcmap=None, meta=None, children=()):
+        self.name, self.srcmap, self.meta, self.children = name, srcmap, meta or {}, list(children)
+
+
+def test_rs_structure_counts_lines_in_bytes_and_skips_inline_blocks(floors):
+    text = "é€😀\n\nab `c`\n"  # the paragraph starts at byte 11 of line 2
+    tree = _Node(
+        "root",
+        (0, 19),
+        children=[
+            _Node("paragraph", (0, 9)),
+            _Node(
+                "paragraph",
+                (11, 18),
+                children=[
+                    _Node("code_inline", (14, 17), children=[_Node("text", (15, 16), {"content": "c"})]),
+                    _Node("autolink", (17, 18), {"url": "mailto:a@b.c"}),
+                ],
+            ),
+        ],
+    )
+    blocks, inlines = floors.rs_structure(lambda t: tree, text)
+    assert blocks == {("paragraph", 0): 1, ("paragraph", 2): 1}
+    assert inlines == {("code_inline", "c"): 1, ("link", "mailto:a@b.c", None): 1}
+
+
+def test_compare_parsers_counts_panics_and_differences(floors):
+    def rs_tree(text):
+        if text == "boom":
+            raise _Panic
+        if text == "same":
+            return _Node("root", (0, 4), children=[_Node("paragraph", (0, 4))])
+        return _Node("root", (0, 9), children=[_Node("paragraph", (0, 9))])  # no link node
+
+    texts = [("a.md", "same"), ("b.md", "boom"), ("c.md", "<http://x>")]
+    got = floors.compare_parsers(texts, floors.markdown_it_py(), rs_tree)
+    assert got == {
+        "files": 3,
+        "panics": 1,
+        "block_files": 0,
+        "inline_files": 1,
+        "kinds": {"link": 1},
+        "examples": {"blocks": [], "inlines": ["c.md"]},
+    }
