@@ -98,8 +98,8 @@ _RS_INLINE_PARENTS = frozenset({"paragraph", "heading", "lheading", "table"})
 
 def py_structure(parse: Callable[[str], list], text: str) -> tuple[Counter, Counter]:
     """``(blocks, inlines)`` of ``text`` as markdown-it-py's ``parse`` reads it: blocks are
-    ``(kind, first line)`` (0-based; the paragraphs of tight lists, which render without one,
-    left out), inlines ``("code_inline" | "html_inline", content)``, ``("link", href, title)``
+    ``(kind, first line)`` (0-based, lines ended by ``\\n``; the paragraphs of tight lists, which
+    render without a ``<p>`` and which markdown-it-pyrs does not make, left out), inlines ``("code_inline" | "html_inline", content)``, ``("link", href, title)``
     and ``("image", src, title)``; each counted."""
     blocks: Counter = Counter()
     inlines: Counter = Counter()

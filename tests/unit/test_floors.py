@@ -14,11 +14,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def floors():
+    saved = list(sys.path)
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import floors as mod
     finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+        sys.path[:] = saved  # floors.py puts benchmarks/ and server/ first on import: undone
     return mod
 
 
