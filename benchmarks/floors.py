@@ -59,15 +59,12 @@ BIG_GOAL_S = 8.0
 
 
 def markdown_it_py() -> Callable[[str], object]:
-    """``MarkdownIt.parse`` configured as ``core/markdown.py`` configures it (its plugins and
-    rules; not its wrappers that record positions, which are unveil's own work)."""
-    from markdown_it import MarkdownIt
-    from mdit_py_plugins.footnote import footnote_plugin
-    from mdit_py_plugins.front_matter import front_matter_plugin
+    """``MarkdownIt.parse`` configured as unveil configures it
+    (:func:`unveil.core.markdown.configured_parser`: its plugins and rules, not its wrappers that
+    record positions, which are unveil's own work)."""
+    from unveil.core.markdown import configured_parser
 
-    md = MarkdownIt("commonmark", {"inline_definitions": True}).enable(["table", "strikethrough"])
-    md.use(front_matter_plugin).use(footnote_plugin)
-    return md.parse
+    return configured_parser().parse
 
 
 def markdown_it_pyrs() -> tuple[Callable[[str], object], str] | None:
@@ -193,16 +190,18 @@ def timed(step: Callable[[str], object], texts: list[str]) -> tuple[float, int]:
     return time.process_time() - t0, failed
 
 
-def steps() -> dict[str, Callable[[str], object]]:
-    """The steps measured, by name: markdown-it-py, tiktoken, and markdown-it-pyrs if installed."""
+def steps(
+    py_parse: Callable[[str], object], pyrs: tuple[Callable[[str], object], str] | None
+) -> dict[str, Callable[[str], object]]:
+    """The steps measured, by name: markdown-it-py's ``py_parse``, tiktoken, and markdown-it-pyrs
+    (:func:`markdown_it_pyrs`) when it is installed."""
     from unveil.core import tokens
 
     enc = tokens.encoding()
     out: dict[str, Callable[[str], object]] = {
-        "markdown-it-py parse": markdown_it_py(),
+        "markdown-it-py parse": py_parse,
         "tiktoken o200k_base encode": lambda t: enc.encode(t, disallowed_special=()),
     }
-    pyrs = markdown_it_pyrs()
     if pyrs:
         out[f"markdown-it-pyrs {pyrs[1]} parse (not a dependency)"] = pyrs[0]
     return out
@@ -231,7 +230,8 @@ def measure(corpus: Path, reps: int, big_size: int) -> dict:
     found = collect([str(folder)]).files
     paths = [p for _, p in found]
     texts = [p.read_bytes().decode("utf-8", "replace") for p in paths]
-    todo = steps()
+    py_parse, pyrs = markdown_it_py(), markdown_it_pyrs()
+    todo = steps(py_parse, pyrs)
     agnix, agnix_how = bench.find_agnix(install=False)
     runs: dict[str, list[float]] = {"read and decode": []}
     failed: dict[str, int] = {}
@@ -262,11 +262,10 @@ def measure(corpus: Path, reps: int, big_size: int) -> dict:
             big_runs.setdefault(name, []).append(cpu)
             big_failed[name] = bad
     big_rows = [row(n, c, 1, big_failed.get(n, 0), None, BIG_GOAL_S) for n, c in big_runs.items()]
-    pyrs = markdown_it_pyrs()
     parsers = None
     if pyrs:
         names = [str(p.relative_to(folder)) for p in paths]
-        parsers = compare_parsers(list(zip(names, texts)), markdown_it_py(), pyrs[0])
+        parsers = compare_parsers(list(zip(names, texts)), py_parse, pyrs[0])
         parsers["version"] = pyrs[1]
     return {
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

@@ -402,17 +402,25 @@ def _note_reference_use(state, start: int) -> None:
     state.env.setdefault(_ENV_USED, set()).add(normalizeReference(label))
 
 
+def configured_parser():
+    """A new ``MarkdownIt`` configured as unveil reads Markdown: CommonMark with tables,
+    strikethrough, YAML front matter and footnotes (``mdit_py_plugins``), and a ``definition``
+    token for every reference definition; without the position-recording wrappers that
+    :func:`parse` adds (``benchmarks/floors.py`` times it bare)."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.footnote import footnote_plugin
+    from mdit_py_plugins.front_matter import front_matter_plugin
+
+    # inline_definitions: a `definition` token (with its line map) for every reference
+    # definition, the duplicates included, so unused and duplicate ones can be located
+    md = MarkdownIt("commonmark", {"inline_definitions": True}).enable(["table", "strikethrough"])
+    return md.use(front_matter_plugin).use(footnote_plugin)
+
+
 def _parser():
     global _md
     if _md is None:
-        from markdown_it import MarkdownIt
-        from mdit_py_plugins.footnote import footnote_plugin
-        from mdit_py_plugins.front_matter import front_matter_plugin
-
-        # inline_definitions: a `definition` token (with its line map) for every reference
-        # definition, the duplicates included, so unused and duplicate ones can be located
-        md = MarkdownIt("commonmark", {"inline_definitions": True}).enable(["table", "strikethrough"])
-        md.use(front_matter_plugin).use(footnote_plugin)
+        md = configured_parser()
         for rule in list(md.inline.ruler.__rules__):
             if rule.name in ("backticks", "html_inline", "link", "image", "entity"):
                 md.inline.ruler.at(rule.name, _wrap(rule.name, rule.fn))
